@@ -1,0 +1,55 @@
+"""The one error root of verify-pr.
+
+    VerifyPrError                 every error this package raises on purpose
+    ├── InputRefused              bad input from the caller (exit 2)
+    ├── SandboxBlocked            the engine could not run the check (exit 3, never a verdict)
+    ├── ReportError               a test report could not be read or trusted
+    ├── GitError                  hardened git could not export a tree
+    ├── GitHubApiError            the REST API refused or failed
+    └── ConfigError               the action or CLI settings are inconsistent
+
+Only the entrypoints catch these and map them to exit codes; third-party errors are wrapped
+in the adapter that calls them (``raise ... from exc``) so none of their types leave it.
+"""
+
+from __future__ import annotations
+
+
+class VerifyPrError(Exception):
+    """Root of every deliberate error; ``diagnostics()`` says what the user can do."""
+
+    hint: str = ""
+
+    def __init__(self, message: str, *, hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        if hint:
+            self.hint = hint
+
+    def diagnostics(self) -> str:
+        """One line for the user: what went wrong, and what to do about it when we know."""
+        return f"{self.message} ({self.hint})" if self.hint else self.message
+
+
+class InputRefused(VerifyPrError):
+    """The caller's input is refused before anything runs."""
+
+
+class SandboxBlocked(VerifyPrError):
+    """The engine could not run the check; says nothing about the PR."""
+
+
+class ReportError(VerifyPrError):
+    """A report is missing, malformed, over a cap or otherwise not trustworthy."""
+
+
+class GitError(VerifyPrError):
+    """Hardened git refused or failed."""
+
+
+class GitHubApiError(VerifyPrError):
+    """The GitHub REST API refused or failed."""
+
+
+class ConfigError(VerifyPrError):
+    """Settings are missing or inconsistent."""

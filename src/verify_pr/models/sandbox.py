@@ -1,0 +1,48 @@
+"""result.json: what the sandbox runner says about one run of one command."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated
+
+from pydantic import Field
+
+from verify_pr.models.base import BoundaryModel
+
+DETAIL_MAX_CHARS = 4096
+IMAGE_MAX_CHARS = 256
+
+
+class RunStatus(StrEnum):
+    """How the run ended. BLOCKED says nothing about the PR and is never a verdict."""
+
+    COMPLETED = "COMPLETED"
+    TIMEOUT = "TIMEOUT"
+    ERROR = "ERROR"
+    BLOCKED = "BLOCKED"
+
+
+class ReportStatus(StrEnum):
+    """What became of the report file the check was asked to write."""
+
+    NOT_REQUESTED = "not_requested"
+    RETURNED = "returned"
+    MISSING = "missing"
+    NOT_REGULAR = "not_regular"
+    TOO_LARGE = "too_large"
+    STALE = "stale"
+    UNKNOWN = "unknown"
+
+
+class SandboxResult(BoundaryModel):
+    """The contract's result.json (schema: schema/result.schema.json)."""
+
+    status: RunStatus
+    exit_code: Annotated[int, Field(ge=0, le=255)] | None
+    output_truncated: bool
+    detail: Annotated[str, Field(max_length=DETAIL_MAX_CHARS)]
+    image: Annotated[str, Field(max_length=IMAGE_MAX_CHARS)]
+    timeout_s: Annotated[int, Field(ge=1, le=3600)]
+    image_id: Annotated[str, Field(max_length=80)] | None = None
+    report: ReportStatus = ReportStatus.NOT_REQUESTED
+    duration_s: Annotated[float, Field(ge=0)] | None = None
