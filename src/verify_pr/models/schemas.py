@@ -1,0 +1,35 @@
+"""Export the JSON Schemas of the boundary models to ``schema/`` (a test keeps them in sync).
+
+Run: ``python -m verify_pr.models.schemas [DIR]``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from verify_pr.models.sandbox import SandboxResult
+
+SCHEMAS: dict[str, type[BaseModel]] = {
+    "result.schema.json": SandboxResult,
+}
+
+
+def render(model: type[BaseModel]) -> str:
+    return json.dumps(model.model_json_schema(), indent=2, sort_keys=True) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    target = Path(args[0]) if args else Path("schema")
+    target.mkdir(parents=True, exist_ok=True)
+    for name, model in SCHEMAS.items():
+        (target / name).write_text(render(model), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""Host-side capture of the container's attached streams.
+
+The attach socket carries Docker's multiplexed frames (8-byte header: stream id, three zero
+bytes, big-endian length). The host keeps the first ``head_limit`` bytes of stdout and a
+rolling tail large enough for the wrapper's trailer (report included), and drains the rest
+so a flood can neither block the container nor grow the host's memory.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+REPORT_MAX_BYTES = 1024 * 1024
+TAIL_KEEP = REPORT_MAX_BYTES + 64 * 1024
+STDERR_KEEP = 64 * 1024
+_HEADER = struct.Struct(">BxxxL")
+
+
+@dataclass
+class StreamCapture:
+    """Bounded memory of an unbounded stdout, plus a short stderr."""
+
+    head_limit: int
+    head: bytearray = field(default_factory=bytearray)
+    tail: bytearray = field(default_factory=bytearray)
+    total: int = 0
+    stderr: bytearray = field(default_factory=bytearray)
+    stderr_total: int = 0
+
+    def add_stdout(self, data: bytes) -> None:
+        room = self.head_limit - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+        self.tail += data
+        if len(self.tail) > 2 * TAIL_KEEP:
+            del self.tail[:-TAIL_KEEP]
+        self.total += len(data)
+
+    def add_stderr(self, data: bytes) -> None:
+        room = STDERR_KEEP - len(self.stderr)
+        if room > 0:
+            self.stderr += data[:room]
+        self.stderr_total += len(data)
+
+    def tail_offset(self) -> int:
+        """Absolute stdout offset of ``tail[0]``."""
+        return self.total - len(self.tail)
+
+
+@dataclass
+class FrameDemuxer:
+    """Incremental parser of Docker's stdout/stderr frames."""
+
+    sink: StreamCapture
+    _buf: bytearray = field(default_factory=bytearray)
+    _want: int = 0
+    _stream: int = 0
+
+    def feed(self, data: bytes) -> None:
+        self._buf += data
+        buf = self._buf
+        pos = 0
+        while True:
+            if self._want == 0:
+                if len(buf) - pos < _HEADER.size:
+                    break
+                self._stream, self._want = _HEADER.unpack_from(buf, pos)
+                pos += _HEADER.size
+                continue
+            take = min(self._want, len(buf) - pos)
+            if take == 0:
+                break
+            chunk = bytes(buf[pos : pos + take])
+            if self._stream == 2:
+                self.sink.add_stderr(chunk)
+            else:
+                self.sink.add_stdout(chunk)
+            pos += take
+            self._want -= take
+        del buf[:pos]

@@ -1,0 +1,195 @@
+"""verify-pr-sandbox: the contract's command line. Exit 0 ran, 2 refused, 3 BLOCKED.
+
+Imports stay light until a run needs the engine, so ``--help`` and refusals are quick.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from verify_pr.errors import InputRefused, SandboxBlocked, VerifyPrError
+
+if TYPE_CHECKING:
+    from verify_pr.sandbox.run import SandboxRequest
+
+EXIT_RAN, EXIT_REFUSED, EXIT_BLOCKED = 0, 2, 3
+TIMEOUT_RANGE = (1, 3600)
+MAX_OUTPUT_RANGE = (1, 1024 * 1024)
+DEFAULT_TIMEOUT_S = 600
+DEFAULT_MAX_OUTPUT = 1024 * 1024
+MAX_VALUE_CHARS = 4096
+MAX_CMD_CHARS = 65536
+IMAGE_RE = re.compile(r"[A-Za-z0-9._/:@-]{1,255}")
+
+DESCRIPTION = """\
+Run one untrusted shell command against a repository in a locked-down Docker container:
+no network, read-only root, uid 65534, no capabilities, pids/memory/CPU caps, a wall
+timeout, a scrubbed environment and exactly one read-only mount (the repo at /repo, copied
+to /work inside). The image is never pulled.
+"""
+
+EPILOG = """\
+files written (only by the host, atomically, into --out):
+  result.json  status COMPLETED | TIMEOUT | ERROR | BLOCKED, exit_code, output_truncated,
+               detail, image, timeout_s, image_id, report, duration_s
+  output.txt   the check's stdout+stderr, capped at --max-output bytes (untrusted data)
+  report.txt   with --report: the file the check wrote at that path (up to 1 MiB)
+
+exit codes:
+  0  the check ran: read result.json (a failing check is still exit 0)
+  2  input refused (one-line reason on stderr); nothing is run or written
+  3  BLOCKED: Docker absent, daemon down, image not local, resources exhausted, or
+     interrupted. BLOCKED says nothing about the PR and is never a verdict.
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise InputRefused(message)
+
+
+class _Once(argparse.Action):
+    """A value flag that may be given once, with a non-empty value of bounded length."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        ns: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        opt: str | None = None,
+    ) -> None:
+        if getattr(ns, self.dest) is not None:
+            raise InputRefused(f"{opt} given more than once")
+        limit = MAX_CMD_CHARS if self.dest == "cmd" else MAX_VALUE_CHARS
+        if not isinstance(values, str) or values == "":
+            raise InputRefused(f"{opt} needs a non-empty value")
+        if len(values) > limit:
+            raise InputRefused(f"{opt} value is longer than {limit} characters")
+        setattr(ns, self.dest, values)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="verify-pr-sandbox",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        allow_abbrev=False,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--repo", action=_Once, metavar="DIR", help="repository to check (read-only)")
+    p.add_argument("--out", action=_Once, metavar="DIR", help="empty or new folder for results")
+    p.add_argument("--cmd", action=_Once, metavar="'SHELL CMD'", help="run by /bin/sh in /work")
+    p.add_argument("--image", action=_Once, metavar="IMG", help="local image; never pulled")
+    p.add_argument("--timeout", action=_Once, metavar="S", help="wall timeout, 1..3600 (600)")
+    p.add_argument(
+        "--max-output", action=_Once, metavar="B", help="output cap in bytes, 1..1048576 (1 MiB)"
+    )
+    p.add_argument(
+        "--report", action=_Once, metavar="/work/NAME", help="return this file as report.txt"
+    )
+    p.add_argument(
+        "--print-argv",
+        action="store_true",
+        help="print the equivalent docker run command line and exit without running",
+    )
+    return p
+
+
+def parse_number(flag: str, text: str | None, default: int, bounds: tuple[int, int]) -> int:
+    """Base 10 only: a leading zero is not octal; signs, spaces and underscores are refused."""
+    if text is None:
+        return default
+    if not re.fullmatch(r"[0-9]{1,12}", text):
+        raise InputRefused(f"{flag} must be a base-10 whole number, got {text!r}")
+    value = int(text, 10)
+    low, high = bounds
+    if not low <= value <= high:
+        raise InputRefused(f"{flag} must be within {low}..{high}, got {value}")
+    return value
+
+
+def check_image(text: str) -> str:
+    if not IMAGE_RE.fullmatch(text) or text.startswith("-"):
+        raise InputRefused("--image must match [A-Za-z0-9._/:@-] and not start with '-'")
+    return text
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    # Raise once; ignore repeats so cleanup (removing the container) can finish.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise SandboxBlocked(f"the runner was interrupted by {signal.Signals(signum).name}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(list(sys.argv[1:] if argv is None else argv))
+    except InputRefused as exc:
+        print(f"verify-pr-sandbox: refused: {exc.diagnostics()}", file=sys.stderr)
+        return EXIT_REFUSED
+    except VerifyPrError as exc:
+        print(f"verify-pr-sandbox: blocked: {exc.diagnostics()}", file=sys.stderr)
+        return EXIT_BLOCKED
+
+
+def _main(argv: list[str]) -> int:
+    ns = build_parser().parse_args(argv)
+    for flag in ("repo", "out", "cmd", "image"):
+        if getattr(ns, flag) is None:
+            raise InputRefused(f"--{flag} is required")
+    from verify_pr.sandbox.guard import check_out, check_repo, check_report_path, check_tree
+    from verify_pr.sandbox.run import SandboxRequest
+
+    if "\0" in ns.cmd:
+        raise InputRefused("--cmd must not contain NUL")
+    repo = check_repo(ns.repo, os.environ.get("HOME"))
+    out = check_out(ns.out, repo)
+    request = SandboxRequest(
+        repo=repo,
+        command=ns.cmd,
+        image=check_image(ns.image),
+        timeout_s=parse_number("--timeout", ns.timeout, DEFAULT_TIMEOUT_S, TIMEOUT_RANGE),
+        max_output=parse_number(
+            "--max-output", ns.max_output, DEFAULT_MAX_OUTPUT, MAX_OUTPUT_RANGE
+        ),
+        report_path=check_report_path(ns.report) if ns.report is not None else None,
+    )
+    if ns.print_argv:
+        from verify_pr.sandbox.policy import DEFAULT_PATH
+        from verify_pr.sandbox.run import make_policy, new_run_id
+
+        print(make_policy(request, DEFAULT_PATH, new_run_id()).docker_command_line())
+        return EXIT_RAN
+    check_tree(repo)
+    return _run(request, out)
+
+
+def _run(request: SandboxRequest, out: Path) -> int:
+    from verify_pr.models.sandbox import RunStatus
+    from verify_pr.sandbox.out_files import write_out
+    from verify_pr.sandbox.run import blocked_result, run_sandbox
+
+    previous = {s: signal.signal(s, _interrupt) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        try:
+            run = run_sandbox(request)
+        except SandboxBlocked as exc:  # an interrupt raised outside the engine's own handling
+            run = blocked_result(request, exc)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    write_out(out, run.result, run.output, run.report)
+    print(f"verify-pr-sandbox: {run.result.status}: {run.result.detail}", file=sys.stderr)
+    return EXIT_BLOCKED if run.result.status is RunStatus.BLOCKED else EXIT_RAN
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,128 @@
+"""The only module that talks to the Docker SDK; its errors leave as verify-pr errors.
+
+Built on the low-level ``docker.APIClient``: ``create_container`` never pulls, and its response
+carries the daemon's ``Warnings`` (a dropped limit), which the high-level API discards.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from verify_pr.errors import SandboxBlocked
+
+T = TypeVar("T")
+API_TIMEOUT_S = 60
+_RESOURCE_WORDS = ("no space left", "cannot allocate memory", "too many", "resource temporarily")
+
+
+def _blocked_from(exc: Exception, doing: str) -> SandboxBlocked:
+    import docker.errors
+    import requests.exceptions
+
+    text = str(exc).lower()
+    if isinstance(exc, docker.errors.ImageNotFound):
+        return SandboxBlocked(
+            f"image is not present locally: {exc}", hint="the sandbox never pulls; load it first"
+        )
+    if any(word in text for word in _RESOURCE_WORDS):
+        return SandboxBlocked(f"the Docker daemon is out of resources while {doing}: {exc}")
+    if isinstance(exc, requests.exceptions.ConnectionError | socket.timeout | OSError):
+        return SandboxBlocked(f"the Docker daemon is unreachable while {doing}: {exc}")
+    return SandboxBlocked(f"the Docker daemon failed while {doing}: {exc}")
+
+
+class DockerApi:
+    """A thin adapter: each call maps SDK and transport errors to SandboxBlocked."""
+
+    def __init__(self) -> None:
+        try:
+            import docker
+            import docker.utils
+
+            self._client: Any = docker.APIClient(
+                timeout=API_TIMEOUT_S, **docker.utils.kwargs_from_env()
+            )
+        except Exception as exc:
+            raise SandboxBlocked(f"cannot set up a Docker client: {exc}") from exc
+
+    def call(self, doing: str, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
+        try:
+            return fn(*args, **kwargs)
+        except Exception as exc:
+            raise _blocked_from(exc, doing) from exc
+
+    def ping(self) -> None:
+        self.call("checking that it answers", self._client.ping)
+
+    def inspect_image(self, image: str) -> dict[str, Any]:
+        result: dict[str, Any] = self.call(
+            "inspecting the image", self._client.inspect_image, image
+        )
+        return result
+
+    def create(self, kwargs: dict[str, Any]) -> tuple[str, list[str]]:
+        host_config = self.call(
+            "building the host config", self._client.create_host_config, **kwargs["host_config"]
+        )
+        args = {**kwargs, "host_config": host_config}
+        created = self.call("creating the container", self._client.create_container, **args)
+        return str(created["Id"]), list(created.get("Warnings") or [])
+
+    def attach(self, container_id: str) -> socket.socket:
+        params = {"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
+        sock = self.call(
+            "attaching to the container", self._client.attach_socket, container_id, params
+        )
+        # The SDK hands back a SocketIO on unix sockets; writing needs the socket beneath.
+        raw: socket.socket = getattr(sock, "_sock", sock)
+        return raw
+
+    def start(self, container_id: str) -> None:
+        self.call("starting the container", self._client.start, container_id)
+
+    def wait(self, container_id: str, timeout_s: int) -> int:
+        status = self.call("waiting for the container", self._client.wait, container_id, timeout_s)
+        return int(status["StatusCode"])
+
+    def inspect(self, container_id: str) -> dict[str, Any]:
+        result: dict[str, Any] = self.call(
+            "inspecting the container", self._client.inspect_container, container_id
+        )
+        return result
+
+    def kill(self, container_id: str) -> None:
+        """Kill by full id; a container that already exited (409) or is gone (404) is fine."""
+        import docker.errors
+
+        try:
+            self._client.kill(container_id)
+        except docker.errors.APIError as exc:
+            if exc.status_code not in (404, 409):
+                raise _blocked_from(exc, "killing the container") from exc
+        except Exception as exc:
+            raise _blocked_from(exc, "killing the container") from exc
+
+    def remove(self, container_id: str) -> None:
+        import docker.errors
+
+        try:
+            self._client.remove_container(container_id, force=True, v=True)
+        except docker.errors.NotFound:
+            pass
+        except Exception as exc:
+            raise _blocked_from(exc, "removing the container") from exc
+
+    def close(self) -> None:
+        self._client.close()
+
+
+@contextmanager
+def docker_api() -> Iterator[DockerApi]:
+    api = DockerApi()
+    try:
+        yield api
+    finally:
+        api.close()

@@ -1,0 +1,119 @@
+"""Host-side refusals before anything launches: the repo, OUT and the report path.
+
+Nothing here follows a link the PR controls: the tree walk uses ``lstat`` only, and links are
+judged by their text.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from pathlib import Path
+
+from verify_pr.errors import InputRefused
+
+REPORT_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+OUT_FILES = frozenset({"result.json", "output.txt", "report.txt"})
+_FORBIDDEN_REPOS = ("/proc", "/sys", "/dev", "/run", "/var/run", "/var/lib/docker", "/etc", "/boot")
+MAX_TREE_ENTRIES = 500_000
+
+
+def _is_within(child: Path, parent: Path) -> bool:
+    return child == parent or parent in child.parents
+
+
+def check_repo(repo_arg: str, home: str | None) -> Path:
+    """The repo must be a real directory that is not a system or docker path, nor HOME."""
+    raw = Path(repo_arg)
+    if not raw.exists():
+        raise InputRefused(f"--repo {repo_arg!r} does not exist")
+    repo = raw.resolve(strict=True)
+    if not repo.is_dir():
+        raise InputRefused(f"--repo {repo_arg!r} is not a directory")
+    if repo == Path("/"):
+        raise InputRefused("--repo must not be /")
+    if home:
+        home_path = Path(home).resolve()
+        if _is_within(home_path, repo):
+            raise InputRefused(f"--repo {str(repo)!r} is HOME or an ancestor of it")
+    for forbidden in _FORBIDDEN_REPOS:
+        if _is_within(repo, Path(forbidden)):
+            raise InputRefused(f"--repo {str(repo)!r} is inside {forbidden}, a system path")
+    if any(part.startswith("docker.sock") for part in repo.parts):
+        raise InputRefused("--repo must not be a docker socket path")
+    return repo
+
+
+def check_tree(repo: Path) -> None:
+    """Refuse links out of the repo, special files, and entries the sandbox user cannot read."""
+    count = 0
+    for dirpath, dirnames, filenames in os.walk(repo, followlinks=False):
+        base = Path(dirpath)
+        for name in dirnames + filenames:
+            count += 1
+            if count > MAX_TREE_ENTRIES:
+                raise InputRefused(f"--repo has more than {MAX_TREE_ENTRIES} entries")
+            _check_entry(repo, base / name)
+        _check_readable(repo, base, os.lstat(base))
+
+
+def _check_entry(repo: Path, path: Path) -> None:
+    st = os.lstat(path)
+    shown = os.fsencode(path.relative_to(repo)).decode("utf-8", "backslashreplace")
+    if stat.S_ISLNK(st.st_mode):
+        target = os.readlink(path)
+        if os.path.isabs(target):
+            raise InputRefused(f"symlink {shown!r} has an absolute target")
+        resolved = Path(os.path.normpath(path.parent / target))
+        if not _is_within(resolved, repo):
+            raise InputRefused(f"symlink {shown!r} resolves outside the repo")
+        # A chain is judged link by link: each hop is itself an entry of the walk.
+        return
+    if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+        raise InputRefused(f"{shown!r} is not a regular file, directory or symlink")
+    if stat.S_ISREG(st.st_mode):
+        _check_readable(repo, path, st)
+
+
+def _check_readable(repo: Path, path: Path, st: os.stat_result) -> None:
+    # The copy runs as uid 65534, which is neither owner nor group of the host's files.
+    need = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(st.st_mode) else 0)
+    if st.st_uid != 65534 and st.st_mode & need != need:
+        shown = str(path.relative_to(repo)) or "."
+        raise InputRefused(
+            f"{shown!r} is not readable by the sandbox user (uid 65534)",
+            hint=f"run: chmod -R o+rX {repo}",
+        )
+
+
+def check_out(out_arg: str, repo: Path) -> Path:
+    """OUT is created if absent; it must not overlap the repo or hold other files."""
+    out = Path(out_arg)
+    if out.is_symlink():
+        raise InputRefused(f"--out {out_arg!r} is a symlink")
+    if out.exists() and not out.is_dir():
+        raise InputRefused(f"--out {out_arg!r} exists and is not a directory")
+    resolved = out.resolve()
+    if _is_within(resolved, repo) or _is_within(repo, resolved):
+        raise InputRefused("--repo and --out must not overlap")
+    if resolved.exists():
+        extra = sorted(set(os.listdir(resolved)) - OUT_FILES)
+        if extra:
+            raise InputRefused(
+                f"--out {out_arg!r} holds files that are not verify-pr's: {extra[:3]}",
+                hint="give an empty or new directory",
+            )
+    return resolved
+
+
+def check_report_path(value: str) -> str:
+    """``/work/NAME``: one plain name, no ``$``, ``~``, slashes or dot-dot."""
+    prefix = "/work/"
+    name = value[len(prefix) :] if value.startswith(prefix) else ""
+    if not REPORT_NAME_RE.fullmatch(name) or name.startswith(".verify-pr"):
+        raise InputRefused(
+            f"--report {value!r} must be /work/NAME with NAME of [A-Za-z0-9._-], "
+            "at most 128 characters, not starting with a dot"
+        )
+    return value

@@ -1,0 +1,84 @@
+"""Classify what the engine saw: COMPLETED, TIMEOUT or ERROR, with an honest detail."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from verify_pr.models.sandbox import ReportStatus, RunStatus
+from verify_pr.sandbox.engine import WATCHDOG_GRACE_S, EngineRun
+from verify_pr.sandbox.trailer import TrailerError, TrailerKind, parse_trailer
+
+_KILLED_BY_TIMEOUT = (124, 137)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: RunStatus
+    exit_code: int | None
+    detail: str
+    output: bytes
+    output_truncated: bool
+    report: bytes | None
+    report_status: ReportStatus
+
+
+def classify(run: EngineRun, timeout_s: int, max_output: int, report_asked: bool) -> Outcome:
+    cap = run.capture
+    not_returned = ReportStatus.UNKNOWN if report_asked else ReportStatus.NOT_REQUESTED
+    try:
+        trailer = parse_trailer(cap, run.nonce)
+    except TrailerError as exc:
+        output_end = cap.total
+        status, exit_code, detail = _without_trailer(run, timeout_s, str(exc))
+        report, report_status = None, not_returned
+    else:
+        output_end = trailer.output_end
+        report = trailer.report
+        report_status = ReportStatus(trailer.report_state) if report_asked else not_returned
+        if report_status is ReportStatus.RETURNED and report is None:
+            report_status = ReportStatus.UNKNOWN
+        if trailer.kind is TrailerKind.WRAPPER:
+            status, exit_code = RunStatus.ERROR, None
+            detail = f"the sandbox wrapper failed ({trailer.code}) before the check could run"
+            detail += _stderr_note(run)
+        else:
+            status, exit_code, detail = _with_rc(run, int(trailer.code), timeout_s)
+    truncated = output_end > max_output
+    output = bytes(cap.head[: min(output_end, max_output)])
+    if truncated:
+        detail += f"; output cut at {max_output} bytes"
+    return Outcome(status, exit_code, detail, output, truncated, report, report_status)
+
+
+def _with_rc(run: EngineRun, rc: int, timeout_s: int) -> tuple[RunStatus, int | None, str]:
+    if rc != run.docker_exit:
+        return (
+            RunStatus.ERROR,
+            None,
+            f"the sentinel's exit code {rc} disagrees with the container's {run.docker_exit}",
+        )
+    if rc in _KILLED_BY_TIMEOUT and run.elapsed_s >= timeout_s:
+        return RunStatus.TIMEOUT, rc, f"the check was killed at its {timeout_s} s timeout"
+    detail = f"the check exited {rc}"
+    if run.oom_killed:
+        detail += " and the container hit its memory limit (OOM kill)"
+    return RunStatus.COMPLETED, rc, detail
+
+
+def _without_trailer(run: EngineRun, timeout_s: int, why: str) -> tuple[RunStatus, int | None, str]:
+    if run.watchdog_fired:
+        return (
+            RunStatus.TIMEOUT,
+            None,
+            f"the host watchdog killed the container {timeout_s + WATCHDOG_GRACE_S} s after "
+            "start: the in-container timeout did not end it",
+        )
+    detail = f"{why}; container exit {run.docker_exit}"
+    if run.oom_killed:
+        detail += "; the container hit its memory limit (OOM kill)"
+    return RunStatus.ERROR, None, detail + _stderr_note(run)
+
+
+def _stderr_note(run: EngineRun) -> str:
+    text = bytes(run.capture.stderr[-512:]).decode("utf-8", "replace").strip()
+    return f"; stderr: {text}" if text else ""

@@ -1,0 +1,102 @@
+"""The sandbox's public entry: validate, launch, classify, and return a typed result."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from verify_pr.errors import SandboxBlocked
+from verify_pr.models.sandbox import DETAIL_MAX_CHARS, ReportStatus, RunStatus, SandboxResult
+from verify_pr.sandbox.policy import LABEL_OWNER, LABEL_RUN, SandboxPolicy
+
+
+@dataclass(frozen=True)
+class SandboxRequest:
+    """A validated request (see :mod:`verify_pr.sandbox.cli` for the checks)."""
+
+    repo: Path
+    command: str
+    image: str
+    timeout_s: int
+    max_output: int
+    report_path: str | None = None
+
+
+@dataclass(frozen=True)
+class SandboxRun:
+    result: SandboxResult
+    output: bytes
+    report: bytes | None
+
+
+def make_policy(request: SandboxRequest, path_env: str, run_id: str) -> SandboxPolicy:
+    return SandboxPolicy(
+        image=request.image,
+        repo=str(request.repo),
+        command=request.command,
+        timeout_s=request.timeout_s,
+        max_output=request.max_output,
+        report_path=request.report_path,
+        path_env=path_env,
+        name=f"verify-pr-{run_id}",
+        labels={LABEL_RUN: run_id, LABEL_OWNER: f"{os.uname().nodename}:{os.getpid()}"},
+    )
+
+
+def new_run_id() -> str:
+    return secrets.token_hex(8)
+
+
+def blocked_result(request: SandboxRequest, exc: SandboxBlocked) -> SandboxRun:
+    report = ReportStatus.UNKNOWN if request.report_path else ReportStatus.NOT_REQUESTED
+    result = SandboxResult(
+        status=RunStatus.BLOCKED,
+        exit_code=None,
+        output_truncated=False,
+        detail=_bounded(exc.diagnostics()),
+        image=request.image,
+        timeout_s=request.timeout_s,
+        report=report,
+    )
+    return SandboxRun(result, b"", None)
+
+
+def run_sandbox(request: SandboxRequest) -> SandboxRun:
+    """Run one check. Raises InputRefused for an unusable image; BLOCKED comes back as a result."""
+    from verify_pr.sandbox.docker_api import docker_api
+    from verify_pr.sandbox.engine import run_container
+    from verify_pr.sandbox.image_check import image_path_env
+    from verify_pr.sandbox.outcome import classify
+
+    started = time.monotonic()
+    try:
+        with docker_api() as api:
+            api.ping()
+            image = api.inspect_image(request.image)
+            path_env = image_path_env(image.get("Config") or {})
+            policy = make_policy(request, path_env, new_run_id())
+            engine_run = run_container(api, policy)
+    except SandboxBlocked as exc:
+        return blocked_result(request, exc)
+    outcome = classify(
+        engine_run, request.timeout_s, request.max_output, request.report_path is not None
+    )
+    result = SandboxResult(
+        status=outcome.status,
+        exit_code=outcome.exit_code,
+        output_truncated=outcome.output_truncated,
+        detail=_bounded(outcome.detail),
+        image=request.image,
+        timeout_s=request.timeout_s,
+        image_id=str(image.get("Id", ""))[:80] or None,
+        report=outcome.report_status,
+        duration_s=round(time.monotonic() - started, 3),
+    )
+    return SandboxRun(result, outcome.output, outcome.report)
+
+
+def _bounded(text: str) -> str:
+    return text if len(text) <= DETAIL_MAX_CHARS else text[: DETAIL_MAX_CHARS - 1] + "…"

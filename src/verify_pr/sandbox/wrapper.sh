@@ -1,0 +1,75 @@
+# verify-pr stage 2: the in-container wrapper (POSIX sh; busybox or coreutils).
+# Arguments: CMD TIMEOUT_S CAPTURE_BYTES REPORT_PATH_OR_DASH. The 128-bit nonce arrives on
+# stdin. Only builtins ever see the nonce: it never reaches an environment or an argv.
+rm -rf /work/.verify-pr-wrapper
+umask 022
+cmd=$1 t=$2 cap=$3 rep=$4
+IFS= read -r nonce || exit 125
+case $nonce in *[!0-9a-f]* | "") exit 125 ;; esac
+[ "${#nonce}" -eq 32 ] || exit 125
+
+fail() {
+  echo "verify-pr: wrapper failed: $1" >&2
+  printf '\nVPR1 %s WRAPPER %s none 0\n' "$nonce" "$1"
+  printf '\nVPR1 %s END\n' "$nonce"
+  exit 125
+}
+
+cp -R /repo/. /work/ || fail copy
+cd /work || fail cd
+stale=
+if [ "$rep" != - ] && { [ -e "$rep" ] || [ -L "$rep" ]; }; then stale=1; fi
+mkfifo /cap/.verify-pr-out || fail fifo
+
+# The capture keeps CAPTURE_BYTES and drains the rest, so a flood cannot block the check.
+(head -c "$cap"; exec cat > /dev/null) < /cap/.verify-pr-out &
+capper=$!
+
+env -i PATH="$PATH" HOME=/work CI=1 timeout -s KILL "$t" /bin/sh -c "$cmd" \
+  < /dev/null > /cap/.verify-pr-out 2>&1
+rc=$?
+
+# End every process but init, this wrapper and the capture: setsid children, stopped trees
+# and daemons included. Only then does anything carry the nonce to stdout.
+is_capture() {
+  [ "$1" = "$capper" ] && return 0
+  while IFS= read -r line; do
+    case $line in PPid:*) [ "${line#PPid:?}" = "$capper" ] && return 0; return 1 ;; esac
+  done 2> /dev/null < "/proc/$1/status"
+  return 1
+}
+rounds=0
+while :; do
+  others=
+  for p in /proc/[0-9]*; do
+    p=${p#/proc/}
+    if [ "$p" = 1 ] || [ "$p" = "$$" ] || is_capture "$p"; then continue; fi
+    others="$others $p"
+  done
+  [ -z "$others" ] && break
+  # shellcheck disable=SC2086
+  kill -9 $others 2> /dev/null
+  rounds=$((rounds + 1))
+  [ "$rounds" -gt 500 ] && fail sweep
+  sleep 0.01 2> /dev/null || sleep 1
+done
+kill -CONT "$capper" 2> /dev/null
+wait "$capper"
+
+rs=none rl=0
+if [ "$rep" != - ]; then
+  if [ -n "$stale" ]; then
+    rs=stale
+  elif [ -L "$rep" ] || { [ -e "$rep" ] && [ ! -f "$rep" ]; }; then
+    rs=not_regular
+  elif [ ! -e "$rep" ]; then
+    rs=missing
+  else
+    rl=$(($(wc -c < "$rep")))
+    if [ "$rl" -gt 1048576 ]; then rs=too_large rl=0; else rs=returned; fi
+  fi
+fi
+printf '\nVPR1 %s RC %s %s %s\n' "$nonce" "$rc" "$rs" "$rl"
+[ "$rs" = returned ] && head -c "$rl" < "$rep"
+printf '\nVPR1 %s END\n' "$nonce"
+exit "$rc"
