@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any, TypeVar
 
 from verify_pr.errors import SandboxBlocked
@@ -29,9 +29,25 @@ def _blocked_from(exc: Exception, doing: str) -> SandboxBlocked:
         )
     if any(word in text for word in _RESOURCE_WORDS):
         return SandboxBlocked(f"the Docker daemon is out of resources while {doing}: {exc}")
-    if isinstance(exc, requests.exceptions.ConnectionError | socket.timeout | OSError):
+    unreachable = "connection aborted" in text or "connection refused" in text
+    if unreachable or isinstance(exc, requests.exceptions.ConnectionError | OSError):
         return SandboxBlocked(f"the Docker daemon is unreachable while {doing}: {exc}")
     return SandboxBlocked(f"the Docker daemon failed while {doing}: {exc}")
+
+
+class AttachedStream:
+    """The attach connection: the SDK hands back a SocketIO on unix sockets, and writing the
+    nonce needs the socket beneath it (private ``_sock``: the SDK version is pinned)."""
+
+    def __init__(self, sock: Any) -> None:  # noqa: ANN401 (the SDK's type varies by transport)
+        self._wrapper = sock
+        self.raw: socket.socket = getattr(sock, "_sock", sock)
+
+    def close(self) -> None:
+        for closable in (getattr(self._wrapper, "_response", None), self._wrapper, self.raw):
+            if closable is not None:
+                with suppress(OSError, ValueError):
+                    closable.close()
 
 
 class DockerApi:
@@ -46,7 +62,7 @@ class DockerApi:
                 timeout=API_TIMEOUT_S, **docker.utils.kwargs_from_env()
             )
         except Exception as exc:
-            raise SandboxBlocked(f"cannot set up a Docker client: {exc}") from exc
+            raise _blocked_from(exc, "connecting") from exc
 
     def call(self, doing: str, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
         try:
@@ -71,14 +87,12 @@ class DockerApi:
         created = self.call("creating the container", self._client.create_container, **args)
         return str(created["Id"]), list(created.get("Warnings") or [])
 
-    def attach(self, container_id: str) -> socket.socket:
+    def attach(self, container_id: str) -> AttachedStream:
         params = {"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
         sock = self.call(
             "attaching to the container", self._client.attach_socket, container_id, params
         )
-        # The SDK hands back a SocketIO on unix sockets; writing needs the socket beneath.
-        raw: socket.socket = getattr(sock, "_sock", sock)
-        return raw
+        return AttachedStream(sock)
 
     def start(self, container_id: str) -> None:
         self.call("starting the container", self._client.start, container_id)

@@ -76,7 +76,8 @@ def _run_created(api: DockerApi, policy: SandboxPolicy, container_id: str) -> En
     nonce = new_nonce()
     capture = StreamCapture(head_limit=policy.max_output)
     demux = FrameDemuxer(capture)
-    sock = api.attach(container_id)
+    stream = api.attach(container_id)
+    sock = stream.raw
     fired = threading.Event()
     try:
         api.start(container_id)
@@ -91,7 +92,7 @@ def _run_created(api: DockerApi, policy: SandboxPolicy, container_id: str) -> En
         finally:
             watchdog.cancel()
     finally:
-        sock.close()
+        stream.close()
     exit_code = api.wait(container_id, DAEMON_GRACE_S)
     elapsed = time.monotonic() - started
     state = api.inspect(container_id).get("State") or {}

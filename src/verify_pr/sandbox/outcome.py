@@ -34,9 +34,7 @@ def classify(run: EngineRun, timeout_s: int, max_output: int, report_asked: bool
     else:
         output_end = trailer.output_end
         report = trailer.report
-        report_status = ReportStatus(trailer.report_state) if report_asked else not_returned
-        if report_status is ReportStatus.RETURNED and report is None:
-            report_status = ReportStatus.UNKNOWN
+        report_status = _report_status(trailer.report_state, report, report_asked)
         if trailer.kind is TrailerKind.WRAPPER:
             status, exit_code = RunStatus.ERROR, None
             detail = f"the sandbox wrapper failed ({trailer.code}) before the check could run"
@@ -82,3 +80,15 @@ def _without_trailer(run: EngineRun, timeout_s: int, why: str) -> tuple[RunStatu
 def _stderr_note(run: EngineRun) -> str:
     text = bytes(run.capture.stderr[-512:]).decode("utf-8", "replace").strip()
     return f"; stderr: {text}" if text else ""
+
+
+def _report_status(state: str, report: bytes | None, asked: bool) -> ReportStatus:
+    if not asked:
+        return ReportStatus.NOT_REQUESTED
+    try:
+        status = ReportStatus(state)
+    except ValueError:
+        return ReportStatus.UNKNOWN
+    if status is ReportStatus.NOT_REQUESTED or (status is ReportStatus.RETURNED and report is None):
+        return ReportStatus.UNKNOWN
+    return status
