@@ -195,3 +195,55 @@ def test_out_is_only_ours_and_written_by_host(minimal_image: str, tmp_path: Path
     st = os.stat(run.out / "result.json")
     assert st.st_uid == os.getuid()
     assert json.loads((run.out / "result.json").read_text())["image"] == minimal_image
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])
+def test_signal_to_the_runner_removes_its_container(
+    minimal_image: str, tmp_path: Path, signame: str
+) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    import docker
+
+    from verify_pr.sandbox.policy import LABEL_RUN
+
+    repo = make_repo(tmp_path)
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "verify_pr.sandbox.cli",
+            "--repo",
+            str(repo),
+            "--out",
+            str(out),
+            "--image",
+            minimal_image,
+            "--cmd",
+            "sleep 60",
+            "--timeout",
+            "60",
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    client = docker.from_env()
+    try:
+        deadline = time.monotonic() + 20
+        while not client.containers.list(filters={"label": LABEL_RUN}):
+            assert time.monotonic() < deadline, "container never started"
+            time.sleep(0.05)
+        time.sleep(0.5)
+        proc.send_signal(getattr(signal, signame))
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode == 3, err
+        result = json.loads((out / "result.json").read_text())
+        assert result["status"] == "BLOCKED"
+        assert signame in result["detail"]
+        assert not client.containers.list(all=True, filters={"label": LABEL_RUN})
+    finally:
+        proc.kill()
+        client.close()

@@ -18,11 +18,12 @@ DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 LABEL_RUN = "io.verify-pr.run"
 LABEL_OWNER = "io.verify-pr.owner"
 
-# tmpfs pages count against the memory cgroup, so the sizes are a second fence, not the first.
+# tmpfs pages count against the memory cgroup: the sizes (with /dev/shm) add up to less than
+# the memory limit, so a disk fill meets ENOSPC, not an OOM kill of the wrapper.
 TMPFS: dict[str, str] = {
-    "/work": "rw,exec,nosuid,nodev,size=512m,nr_inodes=262144,uid=65534,gid=65534,mode=0755",
+    "/work": "rw,exec,nosuid,nodev,size=256m,nr_inodes=262144,uid=65534,gid=65534,mode=0755",
     "/cap": "rw,noexec,nosuid,nodev,size=8m,nr_inodes=1024,uid=65534,gid=65534,mode=0700",
-    "/tmp": "rw,noexec,nosuid,nodev,size=256m,nr_inodes=65536,mode=1777",  # noqa: S108 (a path in the container)
+    "/tmp": "rw,noexec,nosuid,nodev,size=128m,nr_inodes=65536,mode=1777",  # noqa: S108 (a path in the container)
 }
 
 
@@ -46,7 +47,7 @@ class SandboxPolicy:
     memory: str = "512m"
     pids_limit: int = 256
     nano_cpus: int = 1_000_000_000
-    shm_size: str = "64m"
+    shm_size: str = "32m"
 
     @property
     def environment(self) -> dict[str, str]:

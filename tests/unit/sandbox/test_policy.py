@@ -85,3 +85,17 @@ def test_no_secret_in_environment_or_argv() -> None:
     p = policy()
     assert set(p.environment) == {"PATH", "HOME", "CI"}
     assert all("TOKEN" not in a for a in p.docker_argv())
+
+
+def _mib(text: str) -> int:
+    assert text.endswith("m")
+    return int(text[:-1])
+
+
+def test_tmpfs_and_shm_fit_under_the_memory_limit() -> None:
+    # A disk fill must meet ENOSPC before the cgroup's OOM killer takes the wrapper.
+    p = policy()
+    sizes = [
+        _mib(o.split("=")[1]) for v in TMPFS.values() for o in v.split(",") if o.startswith("size=")
+    ]
+    assert sum(sizes) + _mib(p.shm_size) < _mib(p.memory)
