@@ -74,7 +74,6 @@ def run_sandbox(request: SandboxRequest) -> SandboxRun:
     started = time.monotonic()
     try:
         with docker_api() as api:
-            api.ping()
             image = api.inspect_image(request.image)
             path_env = image_path_env(image.get("Config") or {})
             policy = make_policy(request, path_env, new_run_id())

@@ -1,0 +1,229 @@
+"""Benchmarks of the sandbox runner, each a median ratio over alternating pairs in one run.
+
+    python bench/sandbox_bench.py [--pairs 12] [--only N,...]
+
+Not a test: the figures go in the README's table with the machine they ran on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNNER = [sys.executable, "-m", "verify_pr.sandbox.cli"]
+MINIMAL = "verify-pr-minimal:local"
+PYTHON = "verify-pr-python:local"
+SDIST = "six==1.17.0"  # a published package whose sdist carries its own pytest suite
+TMPFS_WORK = "/work:rw,exec,nosuid,nodev,size=256m,nr_inodes=262144,uid=65534,gid=65534"
+
+
+def wall(cmd: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - start
+
+
+def peak_rss_kib(cmd: list[str]) -> int:
+    """Peak RSS of one fresh child process tree (measured by a fresh parent)."""
+    probe = (
+        "import resource,subprocess,sys;"
+        "subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL);"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe, *cmd], capture_output=True, text=True)
+    return int(out.stdout.strip())
+
+
+def runner(repo: Path, image: str, cmd: str, *extra: str) -> list[str]:
+    out = Path(tempfile.mkdtemp(prefix="vpr-bench-out-"))
+    return [*RUNNER, "--repo", str(repo), "--out", str(out), "--image", image, "--cmd", cmd, *extra]
+
+
+def bare(repo: Path, image: str, script: str) -> list[str]:
+    return [
+        "docker",
+        "run",
+        "--rm",
+        "--network",
+        "none",
+        "--read-only",
+        "--tmpfs",
+        TMPFS_WORK,
+        "--user",
+        "65534:65534",
+        "-v",
+        f"{repo}:/repo:ro",
+        "-w",
+        "/work",
+        image,
+        "sh",
+        "-c",
+        script,
+    ]
+
+
+def pairs(n: int, a: Callable[[], float], b: Callable[[], float]) -> tuple[float, float, float]:
+    xs, ys = [], []
+    a(), b()  # warm caches once, unmeasured
+    for i in range(n):
+        if i % 2:
+            ys.append(b())
+            xs.append(a())
+        else:
+            xs.append(a())
+            ys.append(b())
+    ratios = [x / y for x, y in zip(xs, ys, strict=True)]
+    return statistics.median(xs), statistics.median(ys), statistics.median(ratios)
+
+
+def make_repo(root: Path, files: int) -> Path:
+    repo = root / f"repo{files}"
+    for i in range(files):
+        d = repo / f"d{i // 500}"
+        d.mkdir(parents=True, exist_ok=True)
+        (d / f"f{i}.txt").write_text(f"file {i}\n")
+    os.system(f"chmod -R a+rX {root}")  # noqa: S605 (bench fixture, our own temp path)
+    return repo
+
+
+def sdist_repo(root: Path) -> Path:
+    dl = root / "dl"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "-q",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            "-d",
+            str(dl),
+            SDIST,
+        ],
+        check=True,
+    )
+    archive = next(dl.iterdir())
+    subprocess.run(["tar", "-xzf", str(archive), "-C", str(root)], check=True)
+    repo = next(p for p in root.iterdir() if p.is_dir() and p.name.startswith("six-"))
+    os.system(f"chmod -R a+rX {root}")  # noqa: S605
+    return repo
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--pairs", type=int, default=12)
+    parser.add_argument("--only", default="1,2,3,4,5")
+    args = parser.parse_args()
+    only = {int(x) for x in args.only.split(",")}
+    n = args.pairs
+    root = Path(tempfile.mkdtemp(prefix="vpr-bench-"))
+    os.chmod(root, 0o755)
+    small = make_repo(root, 1)
+    rows: list[tuple[str, str, str, str, str]] = []
+    print(
+        f"machine: {platform.node()} {platform.machine()} {os.cpu_count()} cores, "
+        f"{platform.system()} {platform.release()}, Python {platform.python_version()}"
+    )
+    if 1 in only:
+        a, b, r = pairs(
+            n,
+            lambda: wall(runner(small, MINIMAL, "true")),
+            lambda: wall(["docker", "run", "--rm", "--network", "none", MINIMAL, "true"]),
+        )
+        rows.append(
+            (
+                "1 runner `--cmd true` vs `docker run --rm`",
+                f"{a:.3f} s",
+                f"{b:.3f} s",
+                f"{r:.2f}",
+                "<= 1.3 (stretch 1.15)",
+            )
+        )
+    if 2 in only:
+        repo = sdist_repo(root)
+        test = "python3 -m pytest -q -p no:cacheprovider test_six.py"
+        a, b, r = pairs(
+            n,
+            lambda: wall(runner(repo, PYTHON, test, "--timeout", "300")),
+            lambda: wall(bare(repo, PYTHON, f"cp -R /repo/. /work/ && {test}")),
+        )
+        rows.append(
+            (
+                f"2 `{SDIST}` pytest suite: runner vs bare docker run",
+                f"{a:.3f} s",
+                f"{b:.3f} s",
+                f"{r:.2f}",
+                "<= 1.05",
+            )
+        )
+    if 3 in only:
+        flood = "head -c 1073741824 /dev/zero"
+        big = lambda: float(peak_rss_kib(runner(small, MINIMAL, flood, "--max-output", "1048576")))  # noqa: E731
+        idle = lambda: float(peak_rss_kib(runner(small, MINIMAL, "true")))  # noqa: E731
+        a, b, _ = pairs(n, big, idle)
+        rows.append(
+            (
+                "3 host peak RSS: 1 GiB printed (1 MiB cap) vs `true`",
+                f"{a / 1024:.1f} MiB",
+                f"{b / 1024:.1f} MiB",
+                f"+{(a - b) / 1024:.1f} MiB",
+                "within 16 MiB",
+            )
+        )
+    if 4 in only:
+        escape = (
+            "setsid sh -c 'trap \"\" TERM; while :; do sleep 1; done' & "
+            "trap '' TERM; while :; do sleep 1; done"
+        )
+        t = 2
+        late = [wall(runner(small, MINIMAL, escape, "--timeout", str(t))) - t for _ in range(n)]
+        base = [wall(runner(small, MINIMAL, "true")) for _ in range(n)]
+        med = statistics.median(late) - statistics.median(base)
+        rows.append(
+            (
+                "4 deadline to TIMEOUT result (setsid child ignoring TERM)",
+                f"{statistics.median(late):.2f} s",
+                f"{statistics.median(base):.2f} s",
+                f"{med:.2f} s",
+                "<= 2 s",
+            )
+        )
+    if 5 in only:
+        many = make_repo(root, 20000)
+        a, b, r = pairs(
+            n,
+            lambda: wall(runner(many, MINIMAL, "true")),
+            lambda: wall(bare(many, MINIMAL, "cp -R /repo/. /work/")),
+        )
+        rows.append(
+            (
+                "5 copy a 20,000-file repo into /work: runner vs bare",
+                f"{a:.3f} s",
+                f"{b:.3f} s",
+                f"{r:.2f}",
+                "<= 1.2",
+            )
+        )
+    print(f"\npairs per figure: {n} (medians)\n")
+    print("| benchmark | verify-pr | baseline | ratio | target |")
+    print("|---|---|---|---|---|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    resource.setrlimit(resource.RLIMIT_NOFILE, (4096, 4096))
+    sys.exit(main())
