@@ -92,7 +92,9 @@ class FakeGitHub:
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        )
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -216,9 +218,15 @@ class FakeGitHub:
     def _op_checks_create(self, params: dict[str, str], _q: Any, body: Json) -> Reply:
         run = self.api.example(self._operation("POST", "/repos/o/r/check-runs"), 201)
         check_id = self._new_id()
-        run.update(id=check_id, name=body["name"], head_sha=body["head_sha"],
-                   external_id=body.get("external_id", ""), status=body.get("status", "queued"),
-                   conclusion=body.get("conclusion"), pull_requests=[])
+        run.update(
+            id=check_id,
+            name=body["name"],
+            head_sha=body["head_sha"],
+            external_id=body.get("external_id", ""),
+            status=body.get("status", "queued"),
+            conclusion=body.get("conclusion"),
+            pull_requests=[],
+        )
         run["output"].update(title=None, summary=None, text=None, annotations_count=0)
         self.check_runs[check_id] = run
         self.annotations[check_id] = []
@@ -233,8 +241,15 @@ class FakeGitHub:
         return Reply(200, run)
 
     def _apply(self, run: Json, body: Json) -> None:
-        for key in ("name", "status", "conclusion", "external_id", "details_url",
-                    "started_at", "completed_at"):
+        for key in (
+            "name",
+            "status",
+            "conclusion",
+            "external_id",
+            "details_url",
+            "started_at",
+            "completed_at",
+        ):
             if key in body:
                 run[key] = body[key]
         if body.get("conclusion") is not None:
@@ -272,10 +287,14 @@ class FakeGitHub:
             if run_id != int(params["run_id"]) or name not in (None, artifact_name):
                 continue
             item = json.loads(json.dumps(template))
-            item.update(id=artifact_id, name=artifact_name, size_in_bytes=len(data),
-                        expired=False,
-                        archive_download_url=f"{self.base_url}/repos/{params['owner']}/"
-                        f"{params['repo']}/actions/artifacts/{artifact_id}/zip")
+            item.update(
+                id=artifact_id,
+                name=artifact_name,
+                size_in_bytes=len(data),
+                expired=False,
+                archive_download_url=f"{self.base_url}/repos/{params['owner']}/"
+                f"{params['repo']}/actions/artifacts/{artifact_id}/zip",
+            )
             item["workflow_run"]["id"] = run_id
             found.append(item)
         return Reply(200, {"total_count": len(found), "artifacts": _page(found, query)})
@@ -317,10 +336,26 @@ class FakeGitHub:
             return Reply(404, error_body(404, "Not Found"))
         recursive = _one(query, "recursive") is not None
         shown = paths if recursive else [p for p in paths if "/" not in p]
-        tree = [{"path": p, "mode": "100644", "type": "blob", "sha": "0" * 40, "size": 1,
-                 "url": f"{self.base_url}/blob"} for p in shown]
-        return Reply(200, {"sha": params["tree_sha"], "url": f"{self.base_url}/tree",
-                           "tree": tree, "truncated": False})
+        tree = [
+            {
+                "path": p,
+                "mode": "100644",
+                "type": "blob",
+                "sha": "0" * 40,
+                "size": 1,
+                "url": f"{self.base_url}/blob",
+            }
+            for p in shown
+        ]
+        return Reply(
+            200,
+            {
+                "sha": params["tree_sha"],
+                "url": f"{self.base_url}/tree",
+                "tree": tree,
+                "truncated": False,
+            },
+        )
 
     def _operation(self, method: str, path: str) -> Any:
         found, _ = self.api.match(method, path)
@@ -366,6 +401,9 @@ def _platform_limits(operation_id: str, body: Json) -> list[str]:
 def _handler_for(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # One write per response and no Nagle: otherwise each request waits out a delayed ACK.
+        wbufsize = 1 << 16
+        disable_nagle_algorithm = True
 
         def _serve(self) -> None:
             length = int(self.headers.get("content-length") or 0)

@@ -170,8 +170,12 @@ class ActionsIO:
         properties: list[tuple[str, str]] = []
         if file is not None:
             properties.append(("file", file))
-        for key, number in (("line", line), ("endLine", end_line), ("col", col),
-                            ("endColumn", end_column)):
+        for key, number in (
+            ("line", line),
+            ("endLine", end_line),
+            ("col", col),
+            ("endColumn", end_column),
+        ):
             if number is not None:
                 if number < 1:
                     raise ConfigError(f"annotation {key} must be >= 1, got {number}")

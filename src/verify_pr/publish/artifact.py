@@ -54,8 +54,11 @@ def _check_allowed_names(names: Iterable[str]) -> frozenset[str]:
     allowed = frozenset(names)
     for name in allowed:
         parts = name.split("/")
-        if not name or name.startswith("/") or "\\" in name or any(
-            part in ("", ".", "..") for part in parts
+        if (
+            not name
+            or name.startswith("/")
+            or "\\" in name
+            or any(part in ("", ".", "..") for part in parts)
         ):
             raise ValueError(f"allow-list name {name!r} is not a plain relative path")
     return allowed
@@ -90,9 +93,8 @@ def _check_sizes(infos: list[zipfile.ZipInfo], limits: ArtifactLimits) -> None:
     for info in infos:
         if info.file_size > limits.max_file_bytes:
             raise _refuse(f"{info.filename!r} is {info.file_size} bytes, over the file cap")
-        if (
-            info.file_size > limits.ratio_floor_bytes
-            and info.file_size > limits.max_ratio * max(info.compress_size, 1)
+        if info.file_size > limits.ratio_floor_bytes and info.file_size > limits.max_ratio * max(
+            info.compress_size, 1
         ):
             raise _refuse(f"{info.filename!r} has a compression ratio over {limits.max_ratio}")
         total += info.file_size

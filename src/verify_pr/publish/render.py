@@ -24,8 +24,12 @@ TRUNCATED_NOTICE = "\n\n*verify-pr: output truncated to fit GitHub's size limit.
 
 ZWJ = "\u200d"
 _ESCAPED = frozenset("|\\`*_[]<>&~")
-_NEUTRALISED = (("@", "@" + ZWJ), ("#", "#" + ZWJ), ("://", ":" + ZWJ + "//"),
-                ("www.", "www" + ZWJ + "."))
+_NEUTRALISED = (
+    ("@", "@" + ZWJ),
+    ("#", "#" + ZWJ),
+    ("://", ":" + ZWJ + "//"),
+    ("www.", "www" + ZWJ + "."),
+)
 _NEWLINES = re.compile(r"\r\n|\r|\n")
 _BACKTICK_RUN = re.compile(r"`+")
 _FENCE_LINE = re.compile(r"^ {0,3}(`{3,})")
