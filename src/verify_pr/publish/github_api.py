@@ -65,7 +65,9 @@ class Conclusion(StrEnum):
     TIMED_OUT = "timed_out"
 
 
-class AnnotationLevel(StrEnum):
+class CheckAnnotationLevel(StrEnum):
+    """Checks API annotation levels (the workflow-command levels live in actions_io)."""
+
     NOTICE = "notice"
     WARNING = "warning"
     FAILURE = "failure"
@@ -78,7 +80,7 @@ class Annotation:
     path: str
     start_line: int
     end_line: int
-    level: AnnotationLevel
+    level: CheckAnnotationLevel
     message: str
     title: str | None = None
     raw_details: str | None = None
@@ -86,6 +88,8 @@ class Annotation:
     def __post_init__(self) -> None:
         if not self.path or self.start_line < 1 or self.end_line < self.start_line:
             raise ValueError(f"bad annotation location {self.path!r}:{self.start_line}")
+        if not self.message:
+            raise ValueError("an annotation needs a message")
 
     def payload(self) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -93,7 +97,7 @@ class Annotation:
             "start_line": self.start_line,
             "end_line": self.end_line,
             "annotation_level": self.level.value,
-            "message": cut_utf8(self.message, ANNOTATION_MESSAGE_MAX_BYTES) or " ",
+            "message": cut_utf8(self.message, ANNOTATION_MESSAGE_MAX_BYTES),
         }
         if self.title:
             body["title"] = self.title[:ANNOTATION_TITLE_MAX_CHARS]
@@ -104,7 +108,10 @@ class Annotation:
 
 @dataclass(frozen=True)
 class CheckOutput:
-    """Title, summary and text of a check run; summary and text are fitted to 65535 bytes."""
+    """Title, summary and text of a check run; summary and text are fitted to 65535 bytes.
+
+    Render with ``verify_pr.publish.render`` first; the fit here is a safety net.
+    """
 
     title: str
     summary: str
@@ -112,7 +119,7 @@ class CheckOutput:
 
     def payload(self, annotations: Sequence[Annotation] = ()) -> dict[str, Any]:
         body: dict[str, Any] = {
-            "title": self.title[:ANNOTATION_TITLE_MAX_CHARS],
+            "title": self.title,
             "summary": fit_markdown(self.summary, CHECK_RUN_TEXT_MAX_BYTES)[0],
         }
         if self.text is not None:

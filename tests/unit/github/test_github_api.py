@@ -13,7 +13,7 @@ from verify_pr.publish.artifact import read_artifact
 from verify_pr.publish.github_api import (
     ANNOTATIONS_PER_REQUEST,
     Annotation,
-    AnnotationLevel,
+    CheckAnnotationLevel,
     CheckOutput,
     Conclusion,
     DiffEntry,
@@ -58,7 +58,7 @@ def client(github_fake: FakeGitHub, sleeps: Sleeps) -> Iterator[GitHubClient]:
 
 def annotations(count: int) -> list[Annotation]:
     return [
-        Annotation(f"src/f{i}.py", i + 1, i + 1, AnnotationLevel.FAILURE, f"failed {i}", "t")
+        Annotation(f"src/f{i}.py", i + 1, i + 1, CheckAnnotationLevel.FAILURE, f"failed {i}", "t")
         for i in range(count)
     ]
 
@@ -261,12 +261,12 @@ def test_long_output_is_fitted_to_the_byte_limit(
         head_sha=SHA,
         external_id="x",
         conclusion=Conclusion.SUCCESS,
-        output=CheckOutput(title="t" * 300, summary="é" * 40000, text="€" * 30000),
+        output=CheckOutput(title="t", summary="é" * 40000, text="€" * 30000),
     )
     output = github_fake.calls("checks/create")[0].body["output"]
     assert len(output["summary"].encode()) <= 65535
     assert len(output["text"].encode()) <= 65535
-    assert len(output["title"]) == 255
+    assert output["summary"].endswith("truncated to fit GitHub's size limit.*\n")
 
 
 # -- the fake catches invalid requests ----------------------------------------------------
@@ -365,6 +365,31 @@ def test_download_over_the_cap_is_refused(client: GitHubClient, github_fake: Fak
         client.download_artifact(artifact_id, max_bytes=4096)
 
 
+class Redirect(httpx.BaseTransport):
+    """A fake transport: the artifact endpoint redirects to ``location``."""
+
+    def __init__(self, location: str) -> None:
+        self.location = location
+        self.urls: list[str] = []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.urls.append(str(request.url))
+        return httpx.Response(302, headers={"location": self.location}, request=request)
+
+
+@pytest.mark.parametrize("location", ["http://storage.invalid/blob", "", "file:///etc/passwd"])
+def test_storage_url_must_be_https(location: str) -> None:
+    transport = Redirect(location)
+    with (
+        GitHubClient(
+            token="t", repository="o/r", base_url="https://api.invalid", transport=transport
+        ) as gh,
+        pytest.raises(GitHubApiError, match="scheme"),
+    ):
+        gh.download_artifact(1, max_bytes=10)
+    assert transport.urls == ["https://api.invalid/repos/o/r/actions/artifacts/1/zip"]
+
+
 def test_missing_artifact_is_an_error(client: GitHubClient, github_fake: FakeGitHub) -> None:
     github_fake.add_artifact(1, "something-else", b"")
     with pytest.raises(GitHubApiError, match="0 found"):
@@ -447,3 +472,18 @@ def test_publish_for_a_real_workflow_run_payload(
     )
     assert github_fake.check_runs[run.id]["head_sha"] == head_sha
     assert webhook_payload("pull_request", "opened")["pull_request"]["head"]["sha"]
+
+
+@pytest.mark.parametrize(("start", "end", "message"), [(0, 1, "m"), (3, 2, "m"), (1, 1, "")])
+def test_annotation_is_validated(start: int, end: int, message: str) -> None:
+    with pytest.raises(ValueError, match="annotation"):
+        Annotation("a.py", start, end, CheckAnnotationLevel.WARNING, message)
+
+
+def test_annotation_texts_are_clipped() -> None:
+    payload = Annotation(
+        "a.py", 1, 1, CheckAnnotationLevel.NOTICE, "€" * 30000, "t" * 300, "x" * 70000
+    ).payload()
+    assert len(payload["message"].encode()) <= 64 * 1024
+    assert len(payload["title"]) == 255
+    assert len(payload["raw_details"]) == 64 * 1024
