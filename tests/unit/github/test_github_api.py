@@ -10,17 +10,15 @@ import pytest
 from tests.github_fake.server import TOKEN, FakeGitHub, Fault, rate_limited
 from verify_pr.errors import GitHubApiError, ReportError
 from verify_pr.publish.artifact import read_artifact
-from verify_pr.publish.github_api import (
+from verify_pr.publish.checks import (
     ANNOTATIONS_PER_REQUEST,
     Annotation,
     CheckAnnotationLevel,
     CheckOutput,
     Conclusion,
-    DiffEntry,
-    GitHubClient,
-    RetryPolicy,
-    changed_paths,
 )
+from verify_pr.publish.github_api import DiffEntry, GitHubClient, changed_paths
+from verify_pr.publish.http import RetryPolicy
 
 SHA = "a" * 40
 OTHER_SHA = "b" * 40
