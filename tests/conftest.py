@@ -14,6 +14,9 @@ HOST_TOKENS = (
     "ACTIONS_ID_TOKEN_REQUEST_URL",
     "SSH_AUTH_SOCK",
 )
+# The loopback GitHub API fake (tests/github_fake) as a plugin; its fixtures start it on demand.
+pytest_plugins = ["tests.github_fake.fixtures"]
+
 MINIMAL_IMAGE = os.environ.get("VPR_TEST_IMAGE", "verify-pr-minimal:local")
 _skipped_docker: list[str] = []
 

@@ -1,0 +1,1 @@
+"""GitHub Actions side: the runner's I/O protocol and the action settings."""

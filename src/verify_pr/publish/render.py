@@ -1,0 +1,120 @@
+"""Markdown helpers for untrusted strings; every function returns a string and does no I/O.
+
+Anything from the artifact (test names, messages, output) is attacker-controlled. Inline text
+goes through ``escape_inline``: Markdown punctuation is backslash-escaped, newlines become
+``<br>``, and ``@`` / ``#`` get a zero-width joiner so GitHub, which finds mentions and issue
+references in the *rendered* text, notifies nobody and links no issue. ``://`` and ``www.`` are
+broken the same way so no attacker-controlled link is autolinked. Raw output goes in a fenced
+block whose fence is longer than any backtick run inside it; GitHub does not look for mentions
+inside code. ``fit_markdown`` cuts a document to GitHub's byte limit (65535 **bytes** for a
+check run's ``output.summary`` and ``output.text``) on a UTF-8 boundary, closes a fence the cut
+left open, and appends a notice, all within the limit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from verify_pr.utf8 import cut_utf8, utf8_len
+
+CHECK_RUN_TEXT_MAX_BYTES = 65535
+"""GitHub's limit for ``output.summary`` and for ``output.text``, enforced in bytes."""
+TRUNCATED_NOTICE = "\n\n*verify-pr: output truncated to fit GitHub's size limit.*\n"
+
+ZWJ = "\u200d"
+_ESCAPED = frozenset("|\\`*_[]<>&~")
+_NEUTRALISED = (
+    ("@", "@" + ZWJ),
+    ("#", "#" + ZWJ),
+    ("://", ":" + ZWJ + "//"),
+    ("www.", "www" + ZWJ + "."),
+)
+_NEWLINES = re.compile(r"\r\n|\r|\n")
+_BACKTICK_RUN = re.compile(r"`+")
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,})")
+_INFO_STRING = re.compile(r"[A-Za-z0-9_+-]{0,32}")
+
+
+def escape_inline(text: str) -> str:
+    """Make ``text`` inert in a paragraph, a heading or a table cell."""
+    out = "".join("\\" + ch if ch in _ESCAPED else ch for ch in text)
+    for needle, replacement in _NEUTRALISED:
+        out = out.replace(needle, replacement)
+    return _NEWLINES.sub("<br>", out)
+
+
+def _longest_backtick_run(text: str) -> int:
+    return max((len(run) for run in _BACKTICK_RUN.findall(text)), default=0)
+
+
+def inline_code(text: str) -> str:
+    """``text`` as a code span: delimiters longer than any backtick run, newlines as spaces."""
+    flat = _NEWLINES.sub(" ", text)
+    ticks = "`" * (_longest_backtick_run(flat) + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") or not flat.strip() else ""
+    return f"{ticks}{pad}{flat}{pad}{ticks}"
+
+
+def fenced_block(text: str, info: str = "") -> str:
+    """``text`` in a fenced code block that nothing inside can close."""
+    if not _INFO_STRING.fullmatch(info):
+        raise ValueError(f"invalid info string {info!r}")
+    body = _NEWLINES.sub("\n", text)
+    if body and not body.endswith("\n"):
+        body += "\n"
+    fence = "`" * max(3, _longest_backtick_run(body) + 1)
+    return f"{fence}{info}\n{body}{fence}\n"
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A GitHub table; every header and cell is escaped."""
+    width = len(header)
+    if width == 0 or any(len(row) != width for row in rows):
+        raise ValueError("every row needs one cell per header")
+    lines = [
+        "| " + " | ".join(escape_inline(cell) for cell in header) + " |",
+        "|" + "---|" * width,
+    ]
+    lines += ["| " + " | ".join(escape_inline(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _open_fence(markdown: str) -> str | None:
+    """The fence of a code block that is still open at the end of ``markdown``, if any."""
+    open_fence: str | None = None
+    for line in markdown.split("\n"):
+        match = _FENCE_LINE.match(line)
+        if not match:
+            continue
+        fence = match.group(1)
+        if open_fence is None:
+            open_fence = fence
+        elif len(fence) >= len(open_fence) and not line.strip().strip("`"):
+            open_fence = None
+    return open_fence
+
+
+def fit_markdown(
+    markdown: str,
+    max_bytes: int = CHECK_RUN_TEXT_MAX_BYTES,
+    notice: str = TRUNCATED_NOTICE,
+) -> tuple[str, bool]:
+    """``markdown`` within ``max_bytes``; if cut, close any open fence and add ``notice``.
+
+    Returns the text and whether it was cut.
+    """
+    if utf8_len(markdown) <= max_bytes:
+        return markdown, False
+    closing = ""
+    for _ in range(8):  # the closing fence depends on the prefix; settle in a few rounds
+        room = max_bytes - utf8_len(notice) - utf8_len(closing)
+        if room < 0:
+            return cut_utf8(notice, max_bytes), True
+        prefix = cut_utf8(markdown, room)
+        fence = _open_fence(prefix)
+        needed = "" if fence is None else ("" if prefix.endswith("\n") else "\n") + fence
+        if utf8_len(needed) <= utf8_len(closing):
+            return prefix + needed + notice, True
+        closing = needed
+    return cut_utf8(notice, max_bytes), True

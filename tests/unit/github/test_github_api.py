@@ -1,0 +1,487 @@
+import io
+import time
+import zipfile
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.github_fake.server import TOKEN, FakeGitHub, Fault, rate_limited
+from verify_pr.errors import GitHubApiError, ReportError
+from verify_pr.publish.artifact import read_artifact
+from verify_pr.publish.checks import (
+    ANNOTATIONS_PER_REQUEST,
+    Annotation,
+    CheckAnnotationLevel,
+    CheckOutput,
+    Conclusion,
+)
+from verify_pr.publish.github_api import DiffEntry, GitHubClient, changed_paths
+from verify_pr.publish.http import RetryPolicy
+
+SHA = "a" * 40
+OTHER_SHA = "b" * 40
+
+
+class Sleeps:
+    """A fake sleep: records the waits instead of waiting."""
+
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+
+    def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
+
+
+@pytest.fixture
+def sleeps() -> Sleeps:
+    return Sleeps()
+
+
+NOW = 1_800_000_000.0
+
+
+@pytest.fixture
+def client(github_fake: FakeGitHub, sleeps: Sleeps) -> Iterator[GitHubClient]:
+    with GitHubClient(
+        token=TOKEN,
+        repository="octo/repo",
+        base_url=github_fake.base_url,
+        sleep=sleeps,
+        clock=lambda: NOW,
+    ) as gh:
+        yield gh
+
+
+def annotations(count: int) -> list[Annotation]:
+    return [
+        Annotation(f"src/f{i}.py", i + 1, i + 1, CheckAnnotationLevel.FAILURE, f"failed {i}", "t")
+        for i in range(count)
+    ]
+
+
+def publish(client: GitHubClient, count: int = 0, external_id: str = "run-1") -> Any:
+    return client.publish_check_run(
+        name="verify-pr",
+        head_sha=SHA,
+        external_id=external_id,
+        conclusion=Conclusion.FAILURE,
+        output=CheckOutput(title="2 tests failed", summary="## Summary", text="details"),
+        annotations=annotations(count),
+    )
+
+
+# -- check runs ---------------------------------------------------------------------------
+
+
+def test_create_check_run_with_few_annotations(
+    client: GitHubClient, github_fake: FakeGitHub
+) -> None:
+    run = publish(client, 3)
+    assert run.conclusion == "failure"
+    assert [r.operation_id for r in github_fake.requests] == [
+        "checks/list-for-ref",
+        "checks/create",
+    ]
+    body = github_fake.calls("checks/create")[0].body
+    assert body["head_sha"] == SHA
+    assert len(body["output"]["annotations"]) == 3
+    assert github_fake.check_runs[run.id]["output"]["annotations_count"] == 3
+
+
+def test_annotations_go_fifty_a_request(client: GitHubClient, github_fake: FakeGitHub) -> None:
+    run = publish(client, 120)
+    sizes = [len(r.body["output"].get("annotations", [])) for r in github_fake.requests[1:]]
+    assert sizes == [ANNOTATIONS_PER_REQUEST, ANNOTATIONS_PER_REQUEST, 20]
+    assert [r.operation_id for r in github_fake.requests[1:]] == [
+        "checks/create",
+        "checks/update",
+        "checks/update",
+    ]
+    assert len(github_fake.annotations[run.id]) == 120
+
+
+def test_rerun_updates_the_same_check_run_without_duplicates(
+    client: GitHubClient, github_fake: FakeGitHub
+) -> None:
+    first = publish(client, 60)
+    second = publish(client, 60)
+    assert second.id == first.id
+    assert len(github_fake.check_runs) == 1
+    assert len(github_fake.calls("checks/create")) == 1
+    assert len(github_fake.annotations[first.id]) == 60
+
+
+def test_rerun_resumes_annotations_after_a_failed_patch(
+    client: GitHubClient, github_fake: FakeGitHub
+) -> None:
+    github_fake.fail_next("checks/update", Fault(502))
+    with pytest.raises(GitHubApiError, match="502"):
+        publish(client, 120)
+    assert len(github_fake.calls("checks/update")) == 1  # a PATCH is never retried blindly
+    run = publish(client, 120)
+    assert len(github_fake.annotations[run.id]) == 120
+    sent = [a["message"] for a in github_fake.annotations[run.id]]
+    assert sent == [f"failed {i}" for i in range(120)]
+
+
+def test_a_new_verify_attempt_gets_a_new_check_run(
+    client: GitHubClient, github_fake: FakeGitHub
+) -> None:
+    first = publish(client, 1, external_id="run-1-attempt-1")
+    second = publish(client, 1, external_id="run-1-attempt-2")
+    assert first.id != second.id
+
+
+def test_post_is_never_retried_on_a_server_error(
+    client: GitHubClient, github_fake: FakeGitHub, sleeps: Sleeps
+) -> None:
+    github_fake.fail_next("checks/create", Fault(500))
+    with pytest.raises(GitHubApiError, match="answered 500"):
+        publish(client)
+    assert len(github_fake.calls("checks/create")) == 1
+    assert sleeps.waits == []
+    assert github_fake.check_runs == {}
+
+
+def test_post_waits_out_a_secondary_rate_limit(
+    client: GitHubClient, github_fake: FakeGitHub, sleeps: Sleeps
+) -> None:
+    github_fake.fail_next("checks/create", rate_limited(retry_after=7))
+    publish(client)
+    assert sleeps.waits == [7.0]
+    assert len(github_fake.check_runs) == 1
+
+
+def test_primary_rate_limit_honours_the_reset_header(
+    github_fake: FakeGitHub, sleeps: Sleeps
+) -> None:
+    reset = int(time.time()) + 30
+    fault = Fault(403, {"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset)})
+    github_fake.fail_next("checks/list-for-ref", fault)
+    with GitHubClient(
+        token=TOKEN,
+        repository="octo/repo",
+        base_url=github_fake.base_url,
+        sleep=sleeps,
+        clock=lambda: reset - 30,
+    ) as gh:
+        assert gh.find_check_runs(SHA, "verify-pr") == []
+    assert sleeps.waits == [31.0]
+
+
+def test_a_rate_limit_too_long_to_wait_fails(
+    client: GitHubClient, github_fake: FakeGitHub, sleeps: Sleeps
+) -> None:
+    github_fake.fail_next("checks/list-for-ref", rate_limited(retry_after=3600))
+    with pytest.raises(GitHubApiError, match="rate limited for 3600 s"):
+        client.find_check_runs(SHA, "verify-pr")
+    assert sleeps.waits == []
+
+
+def test_forbidden_without_rate_limit_headers_is_not_retried(
+    client: GitHubClient, github_fake: FakeGitHub, sleeps: Sleeps
+) -> None:
+    github_fake.fail_next("checks/create", Fault(403, message="Resource not accessible"))
+    with pytest.raises(GitHubApiError) as info:
+        publish(client)
+    assert "checks: write" in info.value.diagnostics()
+    assert "Resource not accessible" in info.value.diagnostics()
+    assert TOKEN not in info.value.diagnostics()
+    assert sleeps.waits == []
+
+
+def test_get_is_retried_with_backoff_on_5xx(
+    client: GitHubClient, github_fake: FakeGitHub, sleeps: Sleeps
+) -> None:
+    github_fake.fail_next("checks/list-for-ref", Fault(502), times=2)
+    assert client.find_check_runs(SHA, "verify-pr") == []
+    assert sleeps.waits == [1.0, 2.0]
+
+
+def test_get_gives_up_after_max_attempts(
+    client: GitHubClient, github_fake: FakeGitHub, sleeps: Sleeps
+) -> None:
+    github_fake.fail_next("git/get-tree", Fault(503), times=10)
+    with pytest.raises(GitHubApiError, match="answered 503"):
+        client.tree(SHA)
+    assert len(github_fake.calls("git/get-tree")) == RetryPolicy().max_attempts
+    assert sleeps.waits == [1.0, 2.0, 4.0]
+
+
+class FlakyTransport(httpx.BaseTransport):
+    """A fake transport: fails the first ``failures`` requests, then answers ``[]``."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+        self.methods: list[str] = []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.methods.append(request.method)
+        if self.failures:
+            self.failures -= 1
+            raise httpx.ConnectError("connection refused", request=request)
+        return httpx.Response(200, json=[], request=request)
+
+
+def flaky_client(transport: FlakyTransport, sleeps: Sleeps) -> GitHubClient:
+    return GitHubClient(
+        token="t",
+        repository="o/r",
+        base_url="https://api.invalid",
+        transport=transport,
+        sleep=sleeps,
+    )
+
+
+def test_transport_errors_on_get_are_retried(sleeps: Sleeps) -> None:
+    transport = FlakyTransport(failures=2)
+    with flaky_client(transport, sleeps) as gh:
+        assert gh.pull_request_files(1) == []
+    assert transport.methods == ["GET"] * 3
+    assert sleeps.waits == [1.0, 2.0]
+
+
+def test_transport_errors_on_post_are_wrapped_not_retried(sleeps: Sleeps) -> None:
+    transport = FlakyTransport(failures=1)
+    with flaky_client(transport, sleeps) as gh, pytest.raises(GitHubApiError) as info:
+        gh.create_check_run({"name": "x", "head_sha": SHA})
+    assert isinstance(info.value.__cause__, httpx.ConnectError)
+    assert transport.methods == ["POST"]
+
+
+def test_long_output_is_fitted_to_the_byte_limit(
+    client: GitHubClient, github_fake: FakeGitHub
+) -> None:
+    client.publish_check_run(
+        name="verify-pr",
+        head_sha=SHA,
+        external_id="x",
+        conclusion=Conclusion.SUCCESS,
+        output=CheckOutput(title="t", summary="é" * 40000, text="€" * 30000),
+    )
+    output = github_fake.calls("checks/create")[0].body["output"]
+    assert len(output["summary"].encode()) <= 65535
+    assert len(output["text"].encode()) <= 65535
+    assert output["summary"].endswith("truncated to fit GitHub's size limit.*\n")
+
+
+# -- the fake catches invalid requests ----------------------------------------------------
+
+
+def test_an_invalid_body_is_refused_and_recorded(
+    client: GitHubClient, github_fake: FakeGitHub
+) -> None:
+    with pytest.raises(GitHubApiError, match="422"):
+        client.create_check_run({"name": "x", "head_sha": SHA, "conclusion": "passed"})
+    violations = github_fake.take_violations()
+    assert len(violations) == 1
+    assert "body['conclusion']: 'passed' is not one of" in violations[0]
+
+
+def test_an_unknown_field_is_refused(client: GitHubClient, github_fake: FakeGitHub) -> None:
+    with pytest.raises(GitHubApiError, match="422"):
+        client.create_check_run(
+            {
+                "name": "x",
+                "head_sha": SHA,
+                "output": {"title": "t", "summary": "s", "sumary": "typo"},
+            }
+        )
+    assert "'sumary' was unexpected" in github_fake.take_violations()[0]
+
+
+def test_byte_limits_beyond_the_schema_are_enforced(
+    client: GitHubClient, github_fake: FakeGitHub
+) -> None:
+    # 30000 characters pass the schema's maxLength, but GitHub counts 90000 bytes.
+    body = {"name": "x", "head_sha": SHA, "output": {"title": "t", "summary": "€" * 30000}}
+    with pytest.raises(GitHubApiError, match="422"):
+        client.create_check_run(body)
+    assert github_fake.take_violations() == ["checks/create: output.summary is over 65535 bytes"]
+
+
+def test_unknown_routes_and_bad_parameters_are_recorded(github_fake: FakeGitHub) -> None:
+    headers = {
+        "Authorization": f"Bearer {TOKEN}",
+        "Accept": "application/vnd.github+json",
+        "X-GitHub-Api-Version": "2022-11-28",
+    }
+    with httpx.Client(base_url=github_fake.base_url, headers=headers) as http:
+        assert http.get("/repos/o/r/check-suns").status_code == 404
+        assert http.delete("/repos/o/r/check-runs").status_code == 405
+        bad = http.get(f"/repos/o/r/commits/{SHA}/check-runs", params={"per_page": "many"})
+        assert bad.status_code == 422
+        assert (
+            http.get(
+                "/repos/o/r/actions/runs/1/artifacts", headers={"Authorization": ""}
+            ).status_code
+            == 422
+        )
+    violations = github_fake.take_violations()
+    assert len(violations) == 4
+    assert "no such route" in violations[0]
+    assert "method not allowed" in violations[1]
+    assert "'per_page'='many' is not a integer" in violations[2]
+    assert "Authorization" in violations[3]
+
+
+# -- artifacts ----------------------------------------------------------------------------
+
+
+def zip_of(**files: bytes) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def test_download_the_run_artifact_without_the_token(
+    client: GitHubClient, github_fake: FakeGitHub
+) -> None:
+    data = zip_of(**{"result.json": b'{"status": "COMPLETED"}'})
+    github_fake.add_artifact(77, "other", b"x")
+    artifact_id = github_fake.add_artifact(77, "verify-pr-result", data)
+    artifact = client.run_artifact(77, "verify-pr-result")
+    assert artifact.id == artifact_id
+    assert artifact.size_in_bytes == len(data)
+    downloaded = client.download_artifact(artifact.id, max_bytes=1024 * 1024)
+    assert downloaded == data
+    assert read_artifact(downloaded, allowed_names={"result.json"}) == {
+        "result.json": b'{"status": "COMPLETED"}'
+    }
+    blob = [r for r in github_fake.requests if r.operation_id == "blob"]
+    assert len(blob) == 1
+    assert "authorization" not in blob[0].headers
+
+
+def test_download_over_the_cap_is_refused(client: GitHubClient, github_fake: FakeGitHub) -> None:
+    artifact_id = github_fake.add_artifact(1, "verify-pr-result", b"z" * 5000)
+    with pytest.raises(ReportError, match="over 4096 bytes"):
+        client.download_artifact(artifact_id, max_bytes=4096)
+
+
+class Redirect(httpx.BaseTransport):
+    """A fake transport: the artifact endpoint redirects to ``location``."""
+
+    def __init__(self, location: str) -> None:
+        self.location = location
+        self.urls: list[str] = []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.urls.append(str(request.url))
+        return httpx.Response(302, headers={"location": self.location}, request=request)
+
+
+@pytest.mark.parametrize("location", ["http://storage.invalid/blob", "", "file:///etc/passwd"])
+def test_storage_url_must_be_https(location: str) -> None:
+    transport = Redirect(location)
+    with (
+        GitHubClient(
+            token="t", repository="o/r", base_url="https://api.invalid", transport=transport
+        ) as gh,
+        pytest.raises(GitHubApiError, match="scheme"),
+    ):
+        gh.download_artifact(1, max_bytes=10)
+    assert transport.urls == ["https://api.invalid/repos/o/r/actions/artifacts/1/zip"]
+
+
+def test_missing_artifact_is_an_error(client: GitHubClient, github_fake: FakeGitHub) -> None:
+    github_fake.add_artifact(1, "something-else", b"")
+    with pytest.raises(GitHubApiError, match="0 found"):
+        client.run_artifact(1, "verify-pr-result")
+
+
+def test_unknown_artifact_download_is_404(client: GitHubClient) -> None:
+    with pytest.raises(GitHubApiError, match="404") as info:
+        client.download_artifact(999, max_bytes=10)
+    assert "cannot see it" in info.value.diagnostics()
+
+
+# -- PR files, compare, tree --------------------------------------------------------------
+
+
+def test_pull_request_files_are_paginated(client: GitHubClient, github_fake: FakeGitHub) -> None:
+    names = [f"f{i}.py" for i in range(250)] + [".github/workflows/verify.yml"]
+    github_fake.pull_files[5] = names
+    entries = client.pull_request_files(5)
+    assert [e.filename for e in entries] == names
+    pages = [r.query["page"] for r in github_fake.calls("pulls/list-files")]
+    assert pages == [["1"], ["2"], ["3"]]
+
+
+def test_compare_files(client: GitHubClient, github_fake: FakeGitHub) -> None:
+    github_fake.comparisons[f"{OTHER_SHA}...{SHA}"] = [".github/workflows/verify.yml"]
+    files = client.compare_files(OTHER_SHA, SHA)
+    assert ".github/workflows/verify.yml" in changed_paths(files)
+
+
+def test_changed_paths_include_the_old_name_of_a_rename() -> None:
+    entries = [
+        DiffEntry(
+            filename="ci.yml", status="renamed", previous_filename=".github/workflows/verify.yml"
+        )
+    ]
+    assert changed_paths(entries) == {"ci.yml", ".github/workflows/verify.yml"}
+
+
+def test_tree_paths(client: GitHubClient, github_fake: FakeGitHub) -> None:
+    github_fake.trees[SHA] = ["README.md", "src/app.py", "tests/test_app.py"]
+    tree = client.tree(SHA)
+    assert tree.paths == {"README.md", "src/app.py", "tests/test_app.py"}
+    assert tree.truncated is False
+    assert github_fake.calls("git/get-tree")[0].query == {"recursive": ["1"]}
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda gh: gh.tree("../../../user"),
+        lambda gh: gh.find_check_runs("main", "x"),
+        lambda gh: gh.compare_files("a" * 40, "HEAD"),
+    ],
+)
+def test_refs_must_be_shas(
+    client: GitHubClient, github_fake: FakeGitHub, call: Callable[[GitHubClient], object]
+) -> None:
+    with pytest.raises(GitHubApiError, match="not a commit sha"):
+        call(client)
+    assert github_fake.requests == []
+
+
+def test_repository_must_be_owner_slash_name() -> None:
+    with pytest.raises(GitHubApiError, match="owner/name"):
+        GitHubClient(token="t", repository="octo/repo/../x")
+
+
+def test_publish_for_a_real_workflow_run_payload(
+    client: GitHubClient, github_fake: FakeGitHub, webhook_payload: Callable[..., dict[str, Any]]
+) -> None:
+    event = webhook_payload("workflow_run", "completed")
+    head_sha = event["workflow_run"]["head_sha"]
+    run = client.publish_check_run(
+        name="verify-pr",
+        head_sha=head_sha,
+        external_id=str(event["workflow_run"]["id"]),
+        conclusion=Conclusion.NEUTRAL,
+        output=CheckOutput(title="t", summary="s"),
+    )
+    assert github_fake.check_runs[run.id]["head_sha"] == head_sha
+    assert webhook_payload("pull_request", "opened")["pull_request"]["head"]["sha"]
+
+
+@pytest.mark.parametrize(("start", "end", "message"), [(0, 1, "m"), (3, 2, "m"), (1, 1, "")])
+def test_annotation_is_validated(start: int, end: int, message: str) -> None:
+    with pytest.raises(ValueError, match="annotation"):
+        Annotation("a.py", start, end, CheckAnnotationLevel.WARNING, message)
+
+
+def test_annotation_texts_are_clipped() -> None:
+    payload = Annotation(
+        "a.py", 1, 1, CheckAnnotationLevel.NOTICE, "€" * 30000, "t" * 300, "x" * 70000
+    ).payload()
+    assert len(payload["message"].encode()) <= 64 * 1024
+    assert len(payload["title"]) == 255
+    assert len(payload["raw_details"]) == 64 * 1024
