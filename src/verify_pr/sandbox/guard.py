@@ -87,7 +87,7 @@ def _check_readable(repo: Path, path: Path, st: os.stat_result) -> None:
         )
 
 
-def check_out(out_arg: str, repo: Path) -> Path:
+def check_out(out_arg: str, repo: Path, allowed: frozenset[str] = OUT_FILES) -> Path:
     """OUT is created if absent; it must not overlap the repo or hold other files."""
     out = Path(out_arg)
     if out.is_symlink():
@@ -98,7 +98,7 @@ def check_out(out_arg: str, repo: Path) -> Path:
     if _is_within(resolved, repo) or _is_within(repo, resolved):
         raise InputRefused("--repo and --out must not overlap")
     if resolved.exists():
-        extra = sorted(set(os.listdir(resolved)) - OUT_FILES)
+        extra = sorted(set(os.listdir(resolved)) - allowed)
         if extra:
             raise InputRefused(
                 f"--out {out_arg!r} holds files that are not verify-pr's: {extra[:3]}",

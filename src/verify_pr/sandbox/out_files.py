@@ -17,7 +17,7 @@ OUTPUT = "output.txt"
 REPORT = "report.txt"
 
 
-def _write_atomic(out: Path, name: str, data: bytes) -> None:
+def write_atomic(out: Path, name: str, data: bytes) -> None:
     tmp = out / f".{name}.{secrets.token_hex(8)}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     try:
@@ -38,9 +38,9 @@ def _unlink(out: Path, name: str) -> None:
 def write_out(out: Path, result: SandboxResult, output: bytes, report: bytes | None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     _unlink(out, RESULT)
-    _write_atomic(out, OUTPUT, output)
+    write_atomic(out, OUTPUT, output)
     if report is None:
         _unlink(out, REPORT)
     else:
-        _write_atomic(out, REPORT, report)
-    _write_atomic(out, RESULT, result.model_dump_json(indent=2).encode() + b"\n")
+        write_atomic(out, REPORT, report)
+    write_atomic(out, RESULT, result.model_dump_json(indent=2).encode() + b"\n")

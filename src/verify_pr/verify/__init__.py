@@ -1,0 +1,1 @@
+"""The verifier layer: run a suite through the sandbox and judge it from its report only."""

@@ -1,0 +1,102 @@
+"""The verdict rules, one function: PASS needs every piece of evidence, FAIL needs failure
+evidence, and everything else is NOT PROVEN with a reason a maintainer understands."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import assert_never
+
+from verify_pr.models.report import TestReport, TestStatus
+from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
+from verify_pr.models.verdict import Verdict
+
+_MISSING_TOOL = re.compile(
+    rb"(not found|No module named|ModuleNotFoundError|Cannot find module|command not found)"
+)
+DEPENDENCIES_HINT = (
+    "the image lacks the runner or the repo's dependencies: dependencies must already be in "
+    "the image (verify-pr never installs them)"
+)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    verdict: Verdict
+    reasons: list[str] = field(default_factory=list)
+
+
+def judge(
+    sandbox: SandboxResult,
+    output: bytes,
+    report: TestReport | None,
+    report_error: str | None,
+    tamper: list[str],
+) -> Judgement:
+    """Decide from the sandbox result and the parsed report (None when unusable)."""
+    match sandbox.status:
+        case RunStatus.BLOCKED:
+            return Judgement(Verdict.BLOCKED, [f"the sandbox was blocked: {sandbox.detail}"])
+        case RunStatus.TIMEOUT:
+            return _not_proven(f"the suite timed out after {sandbox.timeout_s} s", tamper)
+        case RunStatus.ERROR:
+            return _not_proven(f"the sandboxed run did not complete: {sandbox.detail}", tamper)
+        case RunStatus.COMPLETED:
+            pass
+        case _ as unreachable:
+            assert_never(unreachable)
+    if report is None:
+        return _no_report(sandbox, output, report_error, tamper)
+    return _from_report(sandbox, report, output, tamper)
+
+
+def _not_proven(reason: str, tamper: list[str], *more: str) -> Judgement:
+    return Judgement(Verdict.NOT_PROVEN, [reason, *more, *_tamper_reasons(tamper)])
+
+
+def _tamper_reasons(tamper: list[str]) -> list[str]:
+    return [f"the repo changes its own harness: {signal}" for signal in tamper]
+
+
+def _no_report(
+    sandbox: SandboxResult, output: bytes, error: str | None, tamper: list[str]
+) -> Judgement:
+    if error is not None:
+        return _not_proven(f"the report could not be trusted: {error}", tamper)
+    why = {
+        ReportStatus.MISSING: "the runner wrote no report at the random path",
+        ReportStatus.NOT_REGULAR: "the report path was not a regular file",
+        ReportStatus.TOO_LARGE: "the report was over 1 MiB",
+        ReportStatus.STALE: "a file already stood at the report path before the run",
+    }.get(sandbox.report, f"no report came back ({sandbox.report})")
+    extra = []
+    if sandbox.exit_code in (126, 127) or _MISSING_TOOL.search(output[-65536:]):
+        extra.append(DEPENDENCIES_HINT)
+    return _not_proven(why, tamper, *extra)
+
+
+def _from_report(
+    sandbox: SandboxResult, report: TestReport, output: bytes, tamper: list[str]
+) -> Judgement:
+    worst = report.worst_by_id()
+    failing = sorted(i for i, s in worst.items() if s in (TestStatus.FAILED, TestStatus.ERROR))
+    executed = sum(1 for s in worst.values() if s is not TestStatus.SKIPPED)
+    if failing:
+        reasons = [f"{len(failing)} test(s) failed or errored, e.g. {failing[0][:200]}"]
+        if sandbox.exit_code == 0:
+            reasons.append("the runner exited 0 despite failures: its exit code was changed")
+        return Judgement(Verdict.FAIL, reasons + _tamper_reasons(tamper))
+    if report.red_flags:
+        flags = ", ".join(str(flag) for flag in report.red_flags)
+        extra = [DEPENDENCIES_HINT] if _MISSING_TOOL.search(output[-65536:]) else []
+        return _not_proven(f"the report shows red flags: {flags}", tamper, *extra)
+    if executed == 0:
+        return _not_proven("no test was executed (zero tests, or all skipped)", tamper)
+    if sandbox.exit_code != 0:
+        return _not_proven(
+            f"the runner exited {sandbox.exit_code} but its report shows no failure: "
+            "exit code and report disagree",
+            tamper,
+        )
+    reasons = [f"{executed} test(s) executed, none failed; runner exited 0"]
+    return Judgement(Verdict.PASS, reasons + _tamper_reasons(tamper))

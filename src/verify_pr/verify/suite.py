@@ -1,0 +1,114 @@
+"""Run one suite through the sandbox with a report at a fresh random path, and judge it."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from verify_pr.errors import InputRefused, ReportError
+from verify_pr.models.report import TestReport
+from verify_pr.models.verdict import MAX_REASONS, REASON_MAX_CHARS, VerdictFile
+from verify_pr.sandbox.run import SandboxRequest, SandboxRun, run_sandbox
+from verify_pr.verify.rules import judge
+
+REPORT_PLACEHOLDER = "{report}"
+
+
+class CustomFormat(StrEnum):
+    JUNIT = "junit"
+    JEST_JSON = "jest-json"
+
+
+@dataclass(frozen=True)
+class SuitePlan:
+    """What to run: a detected runner's command, or the caller's with {report} filled in."""
+
+    runner: str
+    command: str
+    report_path: str
+    parse_name: str  # a runner name, or a CustomFormat value
+
+
+@dataclass(frozen=True)
+class SuiteOutcome:
+    verdict: VerdictFile
+    run: SandboxRun
+
+
+def new_report_path(suffix: str) -> str:
+    # Plain characters only: pytest expands $ and ~ in --junitxml.
+    return f"/work/vpr-report-{secrets.token_hex(16)}{suffix}"
+
+
+def plan_detected(tree: Path, runner_choice: str) -> SuitePlan:
+    from verify_pr.runners.detect import detect_runner
+
+    runner = detect_runner(tree, runner_choice)
+    suffix = ".xml" if runner.report_format == "junit" else ".json"
+    path = new_report_path(suffix)
+    return SuitePlan(runner.name, runner.command(path), path, runner.name)
+
+
+def plan_custom(command: str, report_format: str) -> SuitePlan:
+    try:
+        fmt = CustomFormat(report_format)
+    except ValueError:
+        raise InputRefused("--report-format must be junit or jest-json") from None
+    if REPORT_PLACEHOLDER not in command:
+        raise InputRefused("--command must contain {report}, replaced by the report path")
+    path = new_report_path(".xml" if fmt is CustomFormat.JUNIT else ".json")
+    return SuitePlan("custom", command.replace(REPORT_PLACEHOLDER, path), path, fmt.value)
+
+
+def _parse(plan: SuitePlan, data: bytes) -> TestReport:
+    from verify_pr.reports.jest_json import parse_jest_json
+    from verify_pr.reports.junit import parse_junit
+    from verify_pr.runners.detect import all_runners
+
+    if plan.parse_name == CustomFormat.JUNIT:
+        return parse_junit(data)
+    if plan.parse_name == CustomFormat.JEST_JSON:
+        return parse_jest_json(data)
+    for runner in all_runners():
+        if runner.name == plan.parse_name:
+            return runner.parse(data)
+    raise ReportError(f"no parser for {plan.parse_name}")
+
+
+def _tamper(tree: Path, plan: SuitePlan) -> list[str]:
+    from verify_pr.runners.detect import all_runners
+
+    signals: list[str] = []
+    for runner in all_runners():
+        if plan.runner in (runner.name, "custom"):
+            signals += runner.tamper_signals(tree)
+    return list(dict.fromkeys(signals))
+
+
+def run_suite(
+    tree: Path, plan: SuitePlan, image: str, timeout_s: int, max_output: int
+) -> SuiteOutcome:
+    request = SandboxRequest(tree, plan.command, image, timeout_s, max_output, plan.report_path)
+    run = run_sandbox(request)
+    report: TestReport | None = None
+    report_error: str | None = None
+    if run.report is not None:
+        try:
+            report = _parse(plan, run.report)
+        except ReportError as exc:
+            report_error = exc.diagnostics()
+    judgement = judge(run.result, run.output, report, report_error, _tamper(tree, plan))
+    reasons = tuple(r[:REASON_MAX_CHARS] for r in judgement.reasons[:MAX_REASONS])
+    verdict = VerdictFile(
+        verdict=judgement.verdict,
+        reasons=reasons,
+        runner=plan.runner,
+        runner_version=report.runner_version if report else None,
+        command=plan.command[:4096],
+        totals=report.totals if report else None,
+        testcases=report.testcases if report else (),
+        sandbox=run.result,
+    )
+    return SuiteOutcome(verdict, run)
