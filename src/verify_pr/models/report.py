@@ -196,7 +196,7 @@ class TestReport(BoundaryModel):
     def build(
         cls,
         *,
-        format: ReportFormat,  # noqa: A002 - the field's name
+        format: ReportFormat,
         testcases: Iterable[TestCase],
         red_flags: Iterable[RedFlag] = (),
         runner: str | None = None,

@@ -159,7 +159,9 @@ def _read_tree(data: bytes, caps: _Caps) -> Element:
 
 def _check_attributes(el: Element, caps: _Caps) -> None:
     if len(el.attrib) > MAX_ATTRIBUTES:
-        raise ReportError(f"JUnit report: <{str(el.tag)[:80]}> has over {MAX_ATTRIBUTES} attributes")
+        raise ReportError(
+            f"JUnit report: <{str(el.tag)[:80]}> has over {MAX_ATTRIBUTES} attributes"
+        )
     for key, value in el.attrib.items():
         if len(value) > caps.max_attribute_chars:
             raise ReportError(
@@ -269,8 +271,10 @@ def _declared_totals_disagree(root: Element, cases: list[TestCase]) -> bool:
 
 def _declared(root: Element) -> tuple[int | None, int] | None:
     """(tests, failures+errors) that the root says; sums the top suites when it is silent."""
-    suites: list[Element] = [root] if _has_counts(root) else [s for s in root if s.tag == "testsuite"]
-    suites = [s for s in suites if _has_counts(s)]
+    if _has_counts(root):
+        suites = [root]
+    else:
+        suites = [s for s in root if s.tag == "testsuite" and _has_counts(s)]
     if not suites:
         return None
     tests: int | None = 0
