@@ -1,0 +1,1 @@
+"""Strict, capped report parsers: JUnit XML and jest/vitest JSON."""

@@ -1,0 +1,1 @@
+"""One module per test runner behind the ``Runner`` protocol (runners/base.py)."""

@@ -1,0 +1,58 @@
+"""Pick the runner for a tree: deterministic, and refusing to guess when evidence ties."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from verify_pr.errors import ConfigError
+from verify_pr.reports._common import DEFAULT_TREE_ROOT
+from verify_pr.runners.base import Detection, Runner
+from verify_pr.runners.bun import BunRunner
+from verify_pr.runners.jest import JestRunner
+from verify_pr.runners.pytest import PytestRunner
+from verify_pr.runners.vitest import VitestRunner
+
+AUTO = "auto"
+RUNNER_NAMES = ("pytest", "jest", "vitest", "bun")
+
+
+def all_runners(tree_root: str = DEFAULT_TREE_ROOT) -> tuple[Runner, ...]:
+    return (
+        PytestRunner(tree_root),
+        JestRunner(tree_root),
+        VitestRunner(tree_root),
+        BunRunner(tree_root),
+    )
+
+
+def detections(tree: Path, tree_root: str = DEFAULT_TREE_ROOT) -> list[Detection]:
+    """Every runner's strongest evidence, strongest first (ties in RUNNER_NAMES order)."""
+    found = [d for r in all_runners(tree_root) if (d := r.detect(tree)) is not None]
+    return sorted(found, key=lambda d: (d.evidence.rank, RUNNER_NAMES.index(d.runner)))
+
+
+def detect_runner(tree: Path, choice: str = AUTO, tree_root: str = DEFAULT_TREE_ROOT) -> Runner:
+    """The runner named by ``choice``, or with ``auto`` the one with the strongest evidence
+    (scripts.test > config file > dependency); a tie at the strongest level is refused."""
+    runners = {r.name: r for r in all_runners(tree_root)}
+    if choice != AUTO:
+        if choice not in runners:
+            raise ConfigError(
+                f"unknown runner {choice[:40]!r}",
+                hint=f"use one of: {AUTO}, {', '.join(RUNNER_NAMES)}",
+            )
+        return runners[choice]
+    found = detections(tree, tree_root)
+    if not found:
+        raise ConfigError(
+            "no test runner detected (no scripts.test, runner config or runner dependency)",
+            hint=f"set the runner explicitly: {', '.join(RUNNER_NAMES)}",
+        )
+    best = [d for d in found if d.evidence is found[0].evidence]
+    if len(best) > 1:
+        listed = "; ".join(f"{d.runner} ({d.source})" for d in best)
+        raise ConfigError(
+            f"ambiguous test runner: {found[0].evidence} points at {listed}",
+            hint="set the runner explicitly",
+        )
+    return runners[best[0].runner]

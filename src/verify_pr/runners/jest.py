@@ -1,0 +1,85 @@
+"""jest: the ``--json`` report (jest-junit omits files that failed to run and shows todo as
+passed, NOTES §3), with test locations."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from verify_pr.models.report import ReportFormat, TestReport
+from verify_pr.reports._common import DEFAULT_TREE_ROOT
+from verify_pr.reports.jest_json import JsonDialect, parse_jest_json
+from verify_pr.runners import _files
+from verify_pr.runners._scripts import runners_in_test_script
+from verify_pr.runners.base import Detection, Evidence, validate_report_path
+
+CONFIG_FILES = tuple(
+    f"jest.config.{ext}" for ext in ("js", "ts", "mjs", "cjs", "mts", "cts", "json")
+)
+# Config keys that can change the exit code, rewrite or replace the report, or skip the run.
+_TAMPER_KEYS = {
+    "testFailureExitCode": "sets the exit code for failures (0 hides them)",
+    "testResultsProcessor": "runs a processor that can rewrite the results",
+    "reporters": "adds reporters, which run code and can write files",
+    "testRunner": "replaces the test runner",
+    "runner": "replaces the test runner",
+    "globalSetup": "runs code before all tests, outside the test sandbox",
+    "globalTeardown": "runs code after all tests, when the report is being written",
+    "passWithNoTests": "makes a run with no tests exit 0",
+    "watchPlugins": "loads watch plugins",
+}
+_KEY_PATTERN = re.compile(r"\b(" + "|".join(_TAMPER_KEYS) + r")\b")
+
+
+class JestRunner:
+    name = "jest"
+    report_format = ReportFormat.JEST_JSON
+
+    def __init__(self, tree_root: str = DEFAULT_TREE_ROOT) -> None:
+        self.tree_root = tree_root
+
+    def detect(self, tree: Path) -> Detection | None:
+        pkg = _files.package_json(tree)
+        script = runners_in_test_script(pkg).get(self.name)
+        if script is not None:
+            return Detection(self.name, Evidence.SCRIPT, f"package.json scripts.{script}")
+        for name in CONFIG_FILES:
+            if _files.entry(tree, name) is not _files.Entry.ABSENT:
+                return Detection(self.name, Evidence.CONFIG, name)
+        if isinstance(pkg.get("jest"), dict):
+            return Detection(self.name, Evidence.CONFIG, 'package.json "jest" key')
+        if self.name in _files.dependencies(pkg):
+            return Detection(self.name, Evidence.DEPENDENCY, "package.json devDependencies")
+        return None
+
+    def command(self, report_path: str) -> str:
+        path = validate_report_path(report_path)
+        # --ci: no snapshot writing; --testLocationInResults: line numbers in the JSON
+        return f"jest --ci --json --outputFile={path} --testLocationInResults"
+
+    def parse(self, report_bytes: bytes) -> TestReport:
+        return parse_jest_json(report_bytes, dialect=JsonDialect.JEST, tree_root=self.tree_root)
+
+    def tamper_signals(self, tree: Path) -> list[str]:
+        signals: list[str] = []
+        jest_key = _files.package_json(tree).get("jest")
+        if jest_key is not None:
+            signals.extend(_key_signals('package.json "jest"', json.dumps(jest_key)))
+        for name in CONFIG_FILES:
+            kind = _files.entry(tree, name)
+            if kind is _files.Entry.ABSENT:
+                continue
+            text = _files.read_text(tree, name)
+            if text is None:
+                signals.append(f"{name} could not be read as a plain text file: not inspected")
+                continue
+            signals.extend(_key_signals(name, text))
+        return signals
+
+
+def _key_signals(source: str, text: str) -> list[str]:
+    """Config keys found by name: a JS config is never executed, so a key is matched as a word
+    (a computed key escapes this; the report-and-exit-code agreement still applies)."""
+    keys = sorted(set(_KEY_PATTERN.findall(text)))
+    return [f"{source}: {key} {_TAMPER_KEYS[key]}" for key in keys]

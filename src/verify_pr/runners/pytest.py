@@ -1,0 +1,181 @@
+"""pytest: JUnit XML in the xunit1 family (file + line), report path on the command line."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+from verify_pr.models.report import ReportFormat, TestReport
+from verify_pr.reports._common import DEFAULT_TREE_ROOT
+from verify_pr.reports.junit import JunitDialect, parse_junit
+from verify_pr.runners import _files
+from verify_pr.runners._scripts import runners_in_test_script
+from verify_pr.runners.base import Detection, Evidence, validate_report_path
+
+# Files pytest reads its ini options from, with the table/section that holds them.
+_INI_FILES = (("pytest.ini", "pytest"), ("tox.ini", "pytest"), ("setup.cfg", "tool:pytest"))
+_TOML_FILES = (("pytest.toml", ("pytest",)), (".pytest.toml", ("pytest",)))
+_PYPROJECT_TABLES = (("tool", "pytest", "ini_options"), ("tool", "pytest"))
+# A top-level module of these names shadows the real one under `python3 -m pytest`
+# (the working directory comes first on sys.path).
+_SHADOWS = ("pytest.py", "pytest", "_pytest", "pluggy", "pluggy.py", "py.py", "iniconfig")
+_REQUIREMENTS = ("requirements.txt", "requirements-dev.txt", "requirements-test.txt",
+                 "test-requirements.txt", "dev-requirements.txt")
+_PYTEST_REQ = re.compile(r"^\s*pytest(?:\s|[=<>!~\[;]|$)", re.MULTILINE)
+
+
+class PytestRunner:
+    name = "pytest"
+    report_format = ReportFormat.JUNIT
+
+    def __init__(self, tree_root: str = DEFAULT_TREE_ROOT) -> None:
+        self.tree_root = tree_root
+
+    def detect(self, tree: Path) -> Detection | None:
+        script = runners_in_test_script(_files.package_json(tree)).get(self.name)
+        if script is not None:
+            return Detection(self.name, Evidence.SCRIPT, f"package.json scripts.{script}")
+        for source, _options in _ini_sources(tree):
+            return Detection(self.name, Evidence.CONFIG, source)
+        if _files.entry(tree, "conftest.py") is _files.Entry.FILE:
+            return Detection(self.name, Evidence.CONFIG, "conftest.py")
+        dependency = _dependency_source(tree)
+        if dependency is not None:
+            return Detection(self.name, Evidence.DEPENDENCY, dependency)
+        return None
+
+    def command(self, report_path: str) -> str:
+        path = validate_report_path(report_path)
+        # xunit1 adds file and line; -p no:cacheprovider keeps pytest from writing .pytest_cache
+        return (
+            f"python3 -m pytest -p no:cacheprovider --junitxml={path} "
+            "-o junit_family=xunit1"
+        )
+
+    def parse(self, report_bytes: bytes) -> TestReport:
+        return parse_junit(report_bytes, dialect=JunitDialect.PYTEST, tree_root=self.tree_root)
+
+    def tamper_signals(self, tree: Path) -> list[str]:
+        signals: list[str] = []
+        for source, options in _ini_sources(tree):
+            signals.extend(f"{source}: {s}" for s in _option_signals(options))
+        for name in ("pytest.ini", "pytest.toml", ".pytest.toml", "pyproject.toml",
+                     "tox.ini", "setup.cfg", "conftest.py"):
+            if _files.entry(tree, name) in (_files.Entry.SYMLINK, _files.Entry.OTHER):
+                signals.append(f"{name} is a symlink or special file: not inspected")
+        conftests, capped = _files.find_named(tree, "conftest.py")
+        if conftests:
+            listed = ", ".join(conftests[:5]) + (" ..." if len(conftests) > 5 or capped else "")
+            signals.append(
+                f"{len(conftests)} conftest.py file(s) ({listed}) run inside pytest and can "
+                "rewrite results, the report or the exit code"
+            )
+        for name in _SHADOWS:
+            if _files.entry(tree, name) is not _files.Entry.ABSENT:
+                signals.append(
+                    f"top-level {name} shadows the installed module under python3 -m pytest"
+                )
+        return signals
+
+
+def _ini_sources(tree: Path) -> list[tuple[str, dict[str, Any]]]:
+    """Every pytest config present, as (where, options). pytest itself uses the first one
+    found; listing all keeps a shadowed-but-tampered file visible."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    for name, path in _TOML_FILES:
+        if _files.entry(tree, name) is _files.Entry.FILE:
+            found.append((name, _files.table(_files.read_toml(tree, name), *path) or {}))
+    if _files.entry(tree, "pytest.ini") is _files.Entry.FILE:
+        found.append(("pytest.ini", _ini_section(tree, "pytest.ini", "pytest") or {}))
+    pyproject = _files.read_toml(tree, "pyproject.toml")
+    for keys in _PYPROJECT_TABLES:
+        options = _files.table(pyproject, *keys)
+        if options is not None:
+            found.append((f"pyproject.toml [{'.'.join(keys)}]", options))
+            break
+    for name, section in _INI_FILES[1:]:
+        options = _ini_section(tree, name, section)
+        if options is not None:
+            found.append((f"{name} [{section}]", options))
+    return found
+
+
+def _ini_section(tree: Path, name: str, section: str) -> dict[str, Any] | None:
+    parser = _files.read_ini(tree, name)
+    if parser is None or not parser.has_section(section):
+        return None
+    return dict(parser.items(section))
+
+
+def _addopts_words(options: dict[str, Any]) -> list[str]:
+    raw = options.get("addopts")
+    if isinstance(raw, list):
+        return [w for w in raw if isinstance(w, str)]
+    if not isinstance(raw, str):
+        return []
+    try:
+        return shlex.split(raw)
+    except ValueError:
+        return raw.split()
+
+
+def _option_signals(options: dict[str, Any]) -> list[str]:
+    signals: list[str] = []
+    words = _addopts_words(options)
+    for index, word in enumerate(words):
+        plugin = word[2:] if word.startswith("-p") and len(word) > 2 else None
+        if word == "-p" and index + 1 < len(words):
+            plugin = words[index + 1]
+        if plugin is not None and plugin.strip() == "no:junitxml":
+            signals.append("addopts disables the junitxml plugin (-p no:junitxml): "
+                           "no report would be written")
+        elif plugin is not None:
+            signals.append(f"addopts loads plugin {plugin[:80]!r}, which can change results")
+    checks = (
+        (("--junitxml", "--junit-xml"), "addopts sets --junitxml: the report can go elsewhere"),
+        (("--co", "--collect-only", "--collectonly"),
+         "addopts collects tests without running them"),
+        (("-k", "-m", "--deselect", "--ignore", "--ignore-glob"),
+         "addopts filters which tests run"),
+        (("-c", "--config-file", "--rootdir", "--confcutdir"),
+         "addopts points pytest at another config or root"),
+        (("-x", "--exitfirst", "--maxfail", "--sw", "--stepwise"),
+         "addopts stops the run early"),
+    )
+    for flags, message in checks:
+        if any(_is_flag(word, flag) for word in words for flag in flags):
+            signals.append(message)
+    if any("junit_" in word for word in words):
+        signals.append("addopts overrides junit_* options (-o) of the report")
+    signals.extend(
+        f"sets {key}, which changes the JUnit report" for key in sorted(options)
+        if key.startswith("junit_")
+    )
+    return signals
+
+
+def _is_flag(word: str, flag: str) -> bool:
+    """``--flag``, ``--flag=v``; short flags also bundled (``-xvs``) or glued (``-kfoo``)."""
+    if flag.startswith("--"):
+        return word == flag or word.startswith(flag + "=")
+    return word.startswith(flag) and not word.startswith("--")
+
+
+def _dependency_source(tree: Path) -> str | None:
+    pyproject = _files.read_toml(tree, "pyproject.toml") or {}
+    project = _files.table(pyproject, "project") or {}
+    groups: list[Any] = [project.get("dependencies")]
+    groups.extend((_files.table(project, "optional-dependencies") or {}).values())
+    groups.extend((_files.table(pyproject, "dependency-groups") or {}).values())
+    for group in groups:
+        if isinstance(group, list) and any(
+            isinstance(d, str) and _PYTEST_REQ.match(d) for d in group
+        ):
+            return "pyproject.toml dependencies"
+    for name in _REQUIREMENTS:
+        text = _files.read_text(tree, name)
+        if text is not None and _PYTEST_REQ.search(text):
+            return name
+    return None

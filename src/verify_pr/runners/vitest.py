@@ -1,0 +1,83 @@
+"""vitest: one report, the json reporter (jest-compatible), with task locations.
+
+Why JSON and not JUnit (or both): one file means one output flag, so the plain-vs-dotted
+``--outputFile`` crash cannot happen and there is one file to check for freshness; the JSON
+carries ``success`` and a failed-to-load file as a failed suite with its message, and lines
+(``--includeTaskLocation``), which JUnit lacks; it shares the jest parser. Neither format
+lists unhandled errors in vitest 3.2 (exit 1 with a clean report), which the verdict's
+exit-code agreement turns into NOT PROVEN.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from verify_pr.models.report import ReportFormat, TestReport
+from verify_pr.reports._common import DEFAULT_TREE_ROOT
+from verify_pr.reports.jest_json import JsonDialect, parse_jest_json
+from verify_pr.runners import _files
+from verify_pr.runners._scripts import runners_in_test_script
+from verify_pr.runners.base import Detection, Evidence, validate_report_path
+
+_EXTS = ("ts", "mts", "cts", "js", "mjs", "cjs")
+VITEST_CONFIGS = tuple(f"vitest.config.{e}" for e in _EXTS) + tuple(
+    f"vitest.workspace.{e}" for e in (*_EXTS, "json")
+)
+VITE_CONFIGS = tuple(f"vite.config.{e}" for e in _EXTS)
+_TAMPER_KEYS = {
+    "outputFile": "sets the report path (vitest >= 4.0.3 keeps it over the CLI flag)",
+    "reporters": "adds reporters, which run code and can write files",
+    "plugins": "loads plugins, which run inside vitest and can rewrite the report",
+    "globalSetup": "runs code outside the test files",
+    "dangerouslyIgnoreUnhandledErrors": "makes unhandled errors exit 0",
+    "passWithNoTests": "makes a run with no tests exit 0",
+    "runner": "replaces the test runner",
+    "onConsoleLog": "runs a callback on test output",
+}
+_KEY_PATTERN = re.compile(r"\b(" + "|".join(_TAMPER_KEYS) + r")\b")
+
+
+class VitestRunner:
+    name = "vitest"
+    report_format = ReportFormat.VITEST_JSON
+
+    def __init__(self, tree_root: str = DEFAULT_TREE_ROOT) -> None:
+        self.tree_root = tree_root
+
+    def detect(self, tree: Path) -> Detection | None:
+        pkg = _files.package_json(tree)
+        script = runners_in_test_script(pkg).get(self.name)
+        if script is not None:
+            return Detection(self.name, Evidence.SCRIPT, f"package.json scripts.{script}")
+        depends = self.name in _files.dependencies(pkg)
+        for name in VITEST_CONFIGS + (VITE_CONFIGS if depends else ()):
+            if _files.entry(tree, name) is not _files.Entry.ABSENT:
+                return Detection(self.name, Evidence.CONFIG, name)
+        if depends:
+            return Detection(self.name, Evidence.DEPENDENCY, "package.json devDependencies")
+        return None
+
+    def command(self, report_path: str) -> str:
+        path = validate_report_path(report_path)
+        # default reporter too, so the run's log stays readable for the maintainer
+        return (
+            "vitest run --reporter=default --reporter=json "
+            f"--outputFile.json={path} --includeTaskLocation"
+        )
+
+    def parse(self, report_bytes: bytes) -> TestReport:
+        return parse_jest_json(report_bytes, dialect=JsonDialect.VITEST, tree_root=self.tree_root)
+
+    def tamper_signals(self, tree: Path) -> list[str]:
+        signals: list[str] = []
+        for name in VITEST_CONFIGS + VITE_CONFIGS:
+            if _files.entry(tree, name) is _files.Entry.ABSENT:
+                continue
+            text = _files.read_text(tree, name)
+            if text is None:
+                signals.append(f"{name} could not be read as a plain text file: not inspected")
+                continue
+            keys = sorted(set(_KEY_PATTERN.findall(text)))
+            signals.extend(f"{name}: {key} {_TAMPER_KEYS[key]}" for key in keys)
+        return signals
