@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn, assert_never
 
-from verify_pr.errors import InputRefused, VerifyPrError
+from verify_pr.errors import InputRefused, SandboxBlocked, VerifyPrError
 from verify_pr.models.verdict import Verdict, VerdictFile
 
 EXIT_CODES = {Verdict.PASS: 0, Verdict.FAIL: 1, Verdict.BLOCKED: 3, Verdict.NOT_PROVEN: 4}
@@ -28,8 +28,12 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="verify-pr", description=__doc__, allow_abbrev=False,
-                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = _Parser(
+        prog="verify-pr",
+        description=__doc__,
+        allow_abbrev=False,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = p.add_subparsers(dest="mode", required=True)
     run = sub.add_parser("run", help="run the suite once and judge it", allow_abbrev=False)
     run.add_argument("--repo", required=True, help="the PR's tree (read-only in the sandbox)")
@@ -46,12 +50,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _main(list(sys.argv[1:] if argv is None else argv))
-    except InputRefused as exc:
-        print(f"verify-pr: refused: {exc.diagnostics()}", file=sys.stderr)
-        return EXIT_USAGE
-    except VerifyPrError as exc:
+    except SandboxBlocked as exc:
         print(f"verify-pr: blocked: {exc.diagnostics()}", file=sys.stderr)
         return EXIT_CODES[Verdict.BLOCKED]
+    except VerifyPrError as exc:  # refused input, unusable config: nothing ran
+        print(f"verify-pr: refused: {exc.diagnostics()}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 def _main(argv: list[str]) -> int:
@@ -76,7 +80,9 @@ def _main(argv: list[str]) -> int:
     if ns.command is not None and ns.runner != "auto":
         raise InputRefused("--runner and --command exclude each other")
     check_tree(repo)
-    plan = plan_custom(ns.command, ns.report_format) if ns.command else plan_detected(repo, ns.runner)
+    plan = (
+        plan_custom(ns.command, ns.report_format) if ns.command else plan_detected(repo, ns.runner)
+    )
     outcome = run_suite(repo, plan, image, timeout_s, max_output)
     write_all(out, outcome.verdict, outcome.run.output, outcome.run.report)
     print(summary(outcome.verdict, out))
