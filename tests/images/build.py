@@ -60,8 +60,8 @@ for t in {TOOLS}; do
     unset IFS
     [ -n "$found" ] || {{ echo "missing executable on PATH: $t"; fail=1; }}
 done
-grep -q '^nobody:x:65534:65534:' /etc/passwd || {{ echo 'no nobody 65534 in /etc/passwd'; fail=1; }}
-grep -q '^nogroup:x:65534:' /etc/group || {{ echo 'no nogroup 65534 in /etc/group'; fail=1; }}
+grep -q '^nobody:[^:]*:65534:65534:' /etc/passwd || {{ echo 'no nobody 65534'; fail=1; }}
+grep -q '^nogroup:[^:]*:65534:' /etc/group || {{ echo 'no nogroup 65534'; fail=1; }}
 for d in /work /cap /tmp /repo; do
     if [ ! -d "$d" ] || [ -n "$(ls -A "$d")" ]; then echo "$d is missing or not empty"; fail=1; fi
 done
@@ -105,6 +105,12 @@ def say(msg: str) -> None:
     print(f"[images {time.monotonic() - T0:6.1f}s] {msg}", flush=True)
 
 
+def short(cmd: Sequence[str]) -> str:
+    """A command line for an error message: multi-line scripts are cut to their first line."""
+    text = shlex.join(cmd)
+    return text if len(text) <= 300 and "\n" not in text else text.split("\n")[0][:300] + " ..."
+
+
 def run(
     cmd: Sequence[str],
     *,
@@ -126,8 +132,7 @@ def run(
         )
         if proc.returncode != 0:
             raise BuildError(
-                f"{shlex.join(cmd)} exited {proc.returncode}\n{proc.stdout[-3000:]}"
-                f"{proc.stderr[-3000:]}"
+                f"{short(cmd)} exited {proc.returncode}\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}"
             )
         return proc.stdout
     log.parent.mkdir(parents=True, exist_ok=True)
@@ -143,7 +148,7 @@ def run(
         )
     if proc.returncode != 0:
         tail = "".join(log.read_text(errors="replace").splitlines(keepends=True)[-40:])
-        raise BuildError(f"{shlex.join(cmd)} exited {proc.returncode}; log {log}:\n{tail}")
+        raise BuildError(f"{short(cmd)} exited {proc.returncode}; log {log}:\n{tail}")
     return ""
 
 
@@ -371,7 +376,9 @@ def check_image(recipe: Recipe, image_id: str) -> list[str]:
 PYTHON_CHECK = r"""
 set -eu
 python3 --version
-python3 -c 'import ensurepip, pip, setuptools, venv, zoneinfo; zoneinfo.ZoneInfo("Europe/Paris")'
+python3 -c 'import setuptools, ensurepip, pip, wheel, zoneinfo; zoneinfo.ZoneInfo("Europe/Paris")'
+python3 -m venv --without-pip /work/venv
+/work/venv/bin/python -c 'import sys; assert sys.prefix != sys.base_prefix'
 mkdir t && printf 'def test_ok():\n    assert 1 + 1 == 2\n' > t/test_ok.py
 python3 -m pytest -q -p no:cacheprovider --junitxml=/tmp/r.xml t >/tmp/log 2>&1 \
     || { cat /tmp/log; exit 1; }
@@ -472,21 +479,8 @@ def read_packages(rel: str) -> list[str]:
     return pkgs
 
 
-def debian_rootfs(kind: str, packages_rel: str) -> Path:
-    """A root filesystem tar from mmdebstrap, cached under CACHE/rootfs by its recipe hash."""
-    h = hashlib.sha256()
-    for rel in ("build.py", "debian/customize.sh", packages_rel):
-        h.update((HERE / rel).read_bytes())
-    out = CACHE / "rootfs" / f"{kind}-{h.hexdigest()[:16]}.tar"
-    if out.is_file():
-        say(f"{kind} root filesystem: cached {out.name}")
-        return out
-    need_tools("mmdebstrap", "apt-get")
-    packages = read_packages(packages_rel)
-    debs = CACHE / "debs"
-    debs.mkdir(parents=True, exist_ok=True)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.stem}.{os.getpid()}.tar")
+def mmdebstrap_options(packages: Sequence[str], debs: str, hook: str) -> list[str]:
+    """mmdebstrap's options for a root filesystem of `packages` (paths given shell-quoted)."""
     excludes = [
         "/usr/share/doc/*",
         "/usr/share/man/*",
@@ -495,8 +489,7 @@ def debian_rootfs(kind: str, packages_rel: str) -> Path:
         "/usr/share/lintian/*",
     ]
     includes = ["/usr/share/doc/*/copyright", "/usr/share/locale/locale.alias"]
-    cmd = [
-        "mmdebstrap",
+    return [
         "--variant=essential",
         "--mode=root",
         "--format=tar",
@@ -507,15 +500,37 @@ def debian_rootfs(kind: str, packages_rel: str) -> Path:
         *(f"--dpkgopt=path-exclude={p}" for p in excludes),
         *(f"--dpkgopt=path-include={p}" for p in includes),
         f"--hook-dir={MERGED_USR_HOOKS}",
+        # Keep the .debs between runs: seed apt's archive dir, copy it back before cleanup.
         "--skip=essential/unlink",
         '--setup-hook=mkdir -p "$1"/var/cache/apt/archives/',
-        f"--setup-hook=sync-in {shlex.quote(str(debs))} /var/cache/apt/archives/",
-        f"--customize-hook=sync-out /var/cache/apt/archives {shlex.quote(str(debs))}",
-        f'--customize-hook=sh {shlex.quote(str(HERE / "debian/customize.sh"))} "$1"',
-        SUITE,
-        str(tmp),
-        "-",
+        f"--setup-hook=sync-in {debs} /var/cache/apt/archives/",
+        f"--customize-hook=sync-out /var/cache/apt/archives {debs}",
+        f'--customize-hook=sh {hook} "$1"',
     ]
+
+
+def debian_rootfs(kind: str, packages_rel: str) -> Path:
+    """A root filesystem tar from mmdebstrap, cached under CACHE/rootfs.
+
+    Its key covers the mmdebstrap options, the package list and the customize hook, not the
+    rest of this script, so editing the script does not redo the slow part.
+    """
+    packages = read_packages(packages_rel)
+    hook = HERE / "debian" / "customize.sh"
+    h = hashlib.sha256()
+    h.update("\0".join([SUITE, *mmdebstrap_options(packages, "DEBS", "HOOK")]).encode())
+    h.update(hook.read_bytes())
+    out = CACHE / "rootfs" / f"{kind}-{h.hexdigest()[:16]}.tar"
+    if out.is_file():
+        say(f"{kind} root filesystem: cached {out.name}")
+        return out
+    need_tools("mmdebstrap", "apt-get")
+    debs = CACHE / "debs"
+    debs.mkdir(parents=True, exist_ok=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.stem}.{os.getpid()}.tar")
+    options = mmdebstrap_options(packages, shlex.quote(str(debs)), shlex.quote(str(hook)))
+    cmd = ["mmdebstrap", *options, SUITE, str(tmp), "-"]
     log = CACHE / "logs" / f"mmdebstrap-{kind}.log"
     say(f"{kind} root filesystem: mmdebstrap {SUITE} + {' '.join(packages)} (log {log})")
     try:
