@@ -391,6 +391,8 @@ echo "node $(node --version)"
 echo "jest $(jest --version)"
 echo "$(vitest --version)"
 mkdir j v
+echo '{"name": "j", "private": true}' > j/package.json
+echo '{"name": "v", "private": true, "type": "module"}' > v/package.json
 printf "test('adds', () => { expect(1 + 1).toBe(2); });\n" > j/sum.test.js
 (cd j && jest --ci --json --outputFile=/tmp/jest.json >/tmp/log 2>&1) || { cat /tmp/log; exit 1; }
 grep -q '"success":true' /tmp/jest.json
