@@ -229,4 +229,3 @@ class TestReport(BoundaryModel):
             if seen is None or rank[case.status] > rank[seen]:
                 worst[case.id] = case.status
         return worst
-

@@ -66,7 +66,5 @@ class BunRunner:
         if "preload" in config:
             signals.append(f"{BUNFIG}: top-level preload runs code before the tests")
         test: dict[str, Any] = _files.table(config, "test") or {}
-        signals.extend(
-            f"{BUNFIG}: {message}" for key, message in _TEST_KEYS.items() if key in test
-        )
+        signals.extend(f"{BUNFIG}: {message}" for key, message in _TEST_KEYS.items() if key in test)
         return signals

@@ -21,8 +21,13 @@ _PYPROJECT_TABLES = (("tool", "pytest", "ini_options"), ("tool", "pytest"))
 # A top-level module of these names shadows the real one under `python3 -m pytest`
 # (the working directory comes first on sys.path).
 _SHADOWS = ("pytest.py", "pytest", "_pytest", "pluggy", "pluggy.py", "py.py", "iniconfig")
-_REQUIREMENTS = ("requirements.txt", "requirements-dev.txt", "requirements-test.txt",
-                 "test-requirements.txt", "dev-requirements.txt")
+_REQUIREMENTS = (
+    "requirements.txt",
+    "requirements-dev.txt",
+    "requirements-test.txt",
+    "test-requirements.txt",
+    "dev-requirements.txt",
+)
 _PYTEST_REQ = re.compile(r"^\s*pytest(?:\s|[=<>!~\[;]|$)", re.MULTILINE)
 
 
@@ -49,10 +54,7 @@ class PytestRunner:
     def command(self, report_path: str) -> str:
         path = validate_report_path(report_path)
         # xunit1 adds file and line; -p no:cacheprovider keeps pytest from writing .pytest_cache
-        return (
-            f"python3 -m pytest -p no:cacheprovider --junitxml={path} "
-            "-o junit_family=xunit1"
-        )
+        return f"python3 -m pytest -p no:cacheprovider --junitxml={path} -o junit_family=xunit1"
 
     def parse(self, report_bytes: bytes) -> TestReport:
         return parse_junit(report_bytes, dialect=JunitDialect.PYTEST, tree_root=self.tree_root)
@@ -61,8 +63,15 @@ class PytestRunner:
         signals: list[str] = []
         for source, options in _ini_sources(tree):
             signals.extend(f"{source}: {s}" for s in _option_signals(options))
-        for name in ("pytest.ini", "pytest.toml", ".pytest.toml", "pyproject.toml",
-                     "tox.ini", "setup.cfg", "conftest.py"):
+        for name in (
+            "pytest.ini",
+            "pytest.toml",
+            ".pytest.toml",
+            "pyproject.toml",
+            "tox.ini",
+            "setup.cfg",
+            "conftest.py",
+        ):
             if _files.entry(tree, name) in (_files.Entry.SYMLINK, _files.Entry.OTHER):
                 signals.append(f"{name} is a symlink or special file: not inspected")
         conftests, capped = _files.find_named(tree, "conftest.py")
@@ -129,20 +138,26 @@ def _option_signals(options: dict[str, Any]) -> list[str]:
         if word == "-p" and index + 1 < len(words):
             plugin = words[index + 1]
         if plugin is not None and plugin.strip() == "no:junitxml":
-            signals.append("addopts disables the junitxml plugin (-p no:junitxml): "
-                           "no report would be written")
+            signals.append(
+                "addopts disables the junitxml plugin (-p no:junitxml): no report would be written"
+            )
         elif plugin is not None:
             signals.append(f"addopts loads plugin {plugin[:80]!r}, which can change results")
     checks = (
         (("--junitxml", "--junit-xml"), "addopts sets --junitxml: the report can go elsewhere"),
-        (("--co", "--collect-only", "--collectonly"),
-         "addopts collects tests without running them"),
-        (("-k", "-m", "--deselect", "--ignore", "--ignore-glob"),
-         "addopts filters which tests run"),
-        (("-c", "--config-file", "--rootdir", "--confcutdir"),
-         "addopts points pytest at another config or root"),
-        (("-x", "--exitfirst", "--maxfail", "--sw", "--stepwise"),
-         "addopts stops the run early"),
+        (
+            ("--co", "--collect-only", "--collectonly"),
+            "addopts collects tests without running them",
+        ),
+        (
+            ("-k", "-m", "--deselect", "--ignore", "--ignore-glob"),
+            "addopts filters which tests run",
+        ),
+        (
+            ("-c", "--config-file", "--rootdir", "--confcutdir"),
+            "addopts points pytest at another config or root",
+        ),
+        (("-x", "--exitfirst", "--maxfail", "--sw", "--stepwise"), "addopts stops the run early"),
     )
     for flags, message in checks:
         if any(_is_flag(word, flag) for word in words for flag in flags):
@@ -150,7 +165,8 @@ def _option_signals(options: dict[str, Any]) -> list[str]:
     if any("junit_" in word for word in words):
         signals.append("addopts overrides junit_* options (-o) of the report")
     signals.extend(
-        f"sets {key}, which changes the JUnit report" for key in sorted(options)
+        f"sets {key}, which changes the JUnit report"
+        for key in sorted(options)
         if key.startswith("junit_")
     )
     return signals
