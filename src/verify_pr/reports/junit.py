@@ -70,7 +70,7 @@ class JunitDialect(StrEnum):
 
 
 @dataclass(frozen=True)
-class _Caps:
+class JunitCaps:
     max_bytes: int | None = None  # None: the module default from _common
     max_elements: int = MAX_ELEMENTS
     max_depth: int = MAX_DEPTH
@@ -78,7 +78,7 @@ class _Caps:
     max_testcases: int = MAX_TESTCASES
 
 
-DEFAULT_CAPS = _Caps()
+DEFAULT_CAPS = JunitCaps()
 
 
 def parse_junit(
@@ -86,7 +86,7 @@ def parse_junit(
     *,
     dialect: JunitDialect = JunitDialect.GENERIC,
     tree_root: str = DEFAULT_TREE_ROOT,
-    caps: _Caps = DEFAULT_CAPS,
+    caps: JunitCaps = DEFAULT_CAPS,
 ) -> TestReport:
     """Parse one JUnit XML report; ReportError on anything we cannot vouch for."""
     check_size(data, "JUnit report")
@@ -123,7 +123,7 @@ def _events(data: bytes) -> Iterator[tuple[str, Element]]:
         raise ReportError(f"JUnit report: not well-formed XML ({str(exc)[:200]})") from exc
 
 
-def _read_tree(data: bytes, caps: _Caps) -> Element:
+def _read_tree(data: bytes, caps: JunitCaps) -> Element:
     """Stream the document, enforcing every cap on each start tag."""
     root: Element | None = None
     open_tags: list[str] = []
@@ -157,7 +157,7 @@ def _read_tree(data: bytes, caps: _Caps) -> Element:
     return root
 
 
-def _check_attributes(el: Element, caps: _Caps) -> None:
+def _check_attributes(el: Element, caps: JunitCaps) -> None:
     if len(el.attrib) > MAX_ATTRIBUTES:
         raise ReportError(
             f"JUnit report: <{str(el.tag)[:80]}> has over {MAX_ATTRIBUTES} attributes"
