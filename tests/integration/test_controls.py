@@ -19,6 +19,7 @@ import pytest
 
 from tests.sandbox_helpers import make_repo, sandbox
 from verify_pr.sandbox import engine
+from verify_pr.sandbox import run as sandbox_run
 from verify_pr.sandbox.policy import LABEL_RUN
 from verify_pr.sandbox.run import SandboxRequest, SandboxRun, run_sandbox
 
@@ -103,10 +104,10 @@ def _run_in_thread(request: SandboxRequest) -> tuple[threading.Thread, list[Sand
     return thread, results
 
 
-def _find_container(client: Any, deadline_s: float = 20) -> Any:
+def _find_container(client: Any, run_id: str, deadline_s: float = 20) -> Any:
     end = time.monotonic() + deadline_s
     while time.monotonic() < end:
-        found = client.containers.list(filters={"label": LABEL_RUN})
+        found = client.containers.list(filters={"label": f"{LABEL_RUN}={run_id}"})
         if found:
             return found[0]
         time.sleep(0.05)
@@ -118,11 +119,13 @@ def test_inspect_shows_every_control_and_no_nonce(
 ) -> None:
     nonce = "feedfacecafebeef" * 2
     monkeypatch.setattr(engine, "new_nonce", lambda: nonce)
+    run_id = "feed" + nonce[:12]
+    monkeypatch.setattr(sandbox_run, "new_run_id", lambda: run_id)
     repo = make_repo(tmp_path)
     # The check dumps every cmdline and environ it can read: the nonce must be in none.
     cmd = "cat /proc/[0-9]*/cmdline /proc/[0-9]*/environ 2>/dev/null | tr '\\0' ' '; sleep 2"
     thread, results = _run_in_thread(SandboxRequest(repo, cmd, minimal_image, 30, 100000))
-    container = _find_container(client)
+    container = _find_container(client, run_id)
     info = client.api.inspect_container(container.id)
     thread.join(60)
     hc, cfg = info["HostConfig"], info["Config"]
@@ -150,7 +153,7 @@ def test_inspect_shows_every_control_and_no_nonce(
     assert results and results[0].result.status == "COMPLETED"
     assert nonce not in results[0].output.decode("utf-8", "replace")
     assert b"verify-pr-wrapper" in results[0].output  # the probe did read cmdlines
-    assert not client.containers.list(all=True, filters={"label": LABEL_RUN})
+    assert not client.containers.list(all=True, filters={"label": f"{LABEL_RUN}={run_id}"})
 
 
 def test_image_env_and_user_never_reach_the_check(
