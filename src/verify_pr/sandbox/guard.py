@@ -47,43 +47,53 @@ def check_repo(repo_arg: str, home: str | None) -> Path:
 
 def check_tree(repo: Path) -> None:
     """Refuse links out of the repo, special files, and entries the sandbox user cannot read."""
+    root = str(repo)
+    _check_readable(root, root, os.lstat(root))
+    pending = [root]
     count = 0
-    for dirpath, dirnames, filenames in os.walk(repo, followlinks=False):
-        base = Path(dirpath)
-        for name in dirnames + filenames:
-            count += 1
-            if count > MAX_TREE_ENTRIES:
-                raise InputRefused(f"--repo has more than {MAX_TREE_ENTRIES} entries")
-            _check_entry(repo, base / name)
-        _check_readable(repo, base, os.lstat(base))
+    while pending:
+        directory = pending.pop()
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                count += 1
+                if count > MAX_TREE_ENTRIES:
+                    raise InputRefused(f"--repo has more than {MAX_TREE_ENTRIES} entries")
+                st = entry.stat(follow_symlinks=False)
+                if stat.S_ISDIR(st.st_mode):
+                    _check_readable(root, entry.path, st)
+                    pending.append(entry.path)
+                elif stat.S_ISREG(st.st_mode):
+                    _check_readable(root, entry.path, st)
+                elif stat.S_ISLNK(st.st_mode):
+                    _check_link(root, entry.path)
+                else:
+                    raise InputRefused(
+                        f"{_shown(root, entry.path)!r} is not a regular file, directory or symlink"
+                    )
 
 
-def _check_entry(repo: Path, path: Path) -> None:
-    st = os.lstat(path)
-    shown = os.fsencode(path.relative_to(repo)).decode("utf-8", "backslashreplace")
-    if stat.S_ISLNK(st.st_mode):
-        target = os.readlink(path)
-        if os.path.isabs(target):
-            raise InputRefused(f"symlink {shown!r} has an absolute target")
-        resolved = Path(os.path.normpath(path.parent / target))
-        if not _is_within(resolved, repo):
-            raise InputRefused(f"symlink {shown!r} resolves outside the repo")
-        # A chain is judged link by link: each hop is itself an entry of the walk.
-        return
-    if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
-        raise InputRefused(f"{shown!r} is not a regular file, directory or symlink")
-    if stat.S_ISREG(st.st_mode):
-        _check_readable(repo, path, st)
+def _shown(root: str, path: str) -> str:
+    rel = os.path.relpath(path, root)
+    return os.fsencode(rel).decode("utf-8", "backslashreplace")
 
 
-def _check_readable(repo: Path, path: Path, st: os.stat_result) -> None:
+def _check_link(root: str, path: str) -> None:
+    # Judged by its text, never followed; a chain is judged hop by hop, each hop an entry.
+    target = os.readlink(path)
+    if os.path.isabs(target):
+        raise InputRefused(f"symlink {_shown(root, path)!r} has an absolute target")
+    resolved = os.path.normpath(os.path.join(os.path.dirname(path), target))
+    if not _is_within(Path(resolved), Path(root)):
+        raise InputRefused(f"symlink {_shown(root, path)!r} resolves outside the repo")
+
+
+def _check_readable(root: str, path: str, st: os.stat_result) -> None:
     # The copy runs as uid 65534, which is neither owner nor group of the host's files.
     need = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(st.st_mode) else 0)
     if st.st_uid != 65534 and st.st_mode & need != need:
-        shown = str(path.relative_to(repo)) or "."
         raise InputRefused(
-            f"{shown!r} is not readable by the sandbox user (uid 65534)",
-            hint=f"run: chmod -R o+rX {repo}",
+            f"{_shown(root, path)!r} is not readable by the sandbox user (uid 65534)",
+            hint=f"run: chmod -R o+rX {root}",
         )
 
 

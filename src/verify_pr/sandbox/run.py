@@ -4,13 +4,29 @@ from __future__ import annotations
 
 import os
 import secrets
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verify_pr.errors import SandboxBlocked
-from verify_pr.models.sandbox import DETAIL_MAX_CHARS, ReportStatus, RunStatus, SandboxResult
 from verify_pr.sandbox.policy import LABEL_OWNER, LABEL_RUN, SandboxPolicy
+
+if TYPE_CHECKING:
+    from verify_pr.models.sandbox import SandboxResult
+
+# The result models need pydantic, whose import costs more than a short check runs: it is
+# imported on a thread while the container runs (the main thread then waits on sockets).
+_MODELS = "verify_pr.models.sandbox"
+
+
+def _prewarm_models() -> threading.Thread:
+    import importlib
+
+    thread = threading.Thread(target=importlib.import_module, args=(_MODELS,), daemon=True)
+    thread.start()
+    return thread
 
 
 @dataclass(frozen=True)
@@ -51,6 +67,8 @@ def new_run_id() -> str:
 
 
 def blocked_result(request: SandboxRequest, exc: SandboxBlocked) -> SandboxRun:
+    from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
+
     report = ReportStatus.UNKNOWN if request.report_path else ReportStatus.NOT_REQUESTED
     result = SandboxResult(
         status=RunStatus.BLOCKED,
@@ -69,9 +87,9 @@ def run_sandbox(request: SandboxRequest) -> SandboxRun:
     from verify_pr.sandbox.docker_api import docker_api
     from verify_pr.sandbox.engine import run_container
     from verify_pr.sandbox.image_check import image_path_env
-    from verify_pr.sandbox.outcome import classify
 
     started = time.monotonic()
+    _prewarm_models()
     try:
         with docker_api() as api:
             image = api.inspect_image(request.image)
@@ -80,6 +98,9 @@ def run_sandbox(request: SandboxRequest) -> SandboxRun:
             engine_run = run_container(api, policy)
     except SandboxBlocked as exc:
         return blocked_result(request, exc)
+    from verify_pr.models.sandbox import SandboxResult
+    from verify_pr.sandbox.outcome import classify
+
     outcome = classify(
         engine_run, request.timeout_s, request.max_output, request.report_path is not None
     )
@@ -98,4 +119,6 @@ def run_sandbox(request: SandboxRequest) -> SandboxRun:
 
 
 def _bounded(text: str) -> str:
+    from verify_pr.models.sandbox import DETAIL_MAX_CHARS
+
     return text if len(text) <= DETAIL_MAX_CHARS else text[: DETAIL_MAX_CHARS - 1] + "…"
