@@ -17,6 +17,7 @@ host is written down anywhere in the repository. Python 3.11 standard library on
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import contextlib
 import fcntl
 import hashlib
@@ -43,6 +44,7 @@ MINIMAL_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
 NODE_PATH = SYSTEM_PATH + ":/node_modules/.bin"
 MERGED_USR_HOOKS = Path("/usr/share/mmdebstrap/hooks/merged-usr")
 ROOTFS_KEEP = 3  # cached root filesystems kept per kind (other worktrees may use older ones)
+IMAGES_KEEP = 3  # recipe-hash tags kept per image, the current one included
 TOOLS = "sh timeout env cp head cat wc kill sleep mkdir chmod rm ls"
 IMAGES = ("minimal", "python", "node", "bun")
 ID_AND_TAGS = "{{.Id}}{{range .RepoTags}} {{.}}{{end}}"
@@ -481,6 +483,9 @@ def read_packages(rel: str) -> list[str]:
     return pkgs
 
 
+FRESH_ROOTFS: set[Path] = set()  # built by this run (node and bun share one)
+
+
 def mmdebstrap_options(packages: Sequence[str], debs: str, hook: str) -> list[str]:
     """mmdebstrap's options for a root filesystem of `packages` (paths given shell-quoted)."""
     excludes = [
@@ -511,7 +516,7 @@ def mmdebstrap_options(packages: Sequence[str], debs: str, hook: str) -> list[st
     ]
 
 
-def debian_rootfs(kind: str, packages_rel: str) -> Path:
+def debian_rootfs(kind: str, packages_rel: str, *, force: bool = False) -> Path:
     """A root filesystem tar from mmdebstrap, cached under CACHE/rootfs.
 
     Its key covers the mmdebstrap options, the package list and the customize hook, not the
@@ -523,11 +528,11 @@ def debian_rootfs(kind: str, packages_rel: str) -> Path:
     h.update("\0".join([SUITE, *mmdebstrap_options(packages, "DEBS", "HOOK")]).encode())
     h.update(hook.read_bytes())
     out = CACHE / "rootfs" / f"{kind}-{h.hexdigest()[:16]}.tar"
-    if out.is_file():
+    if out.is_file() and not (force and out not in FRESH_ROOTFS):
         say(f"{kind} root filesystem: cached {out.name}")
         return out
     need_tools("mmdebstrap", "apt-get")
-    debs = CACHE / "debs"
+    debs = CACHE / "debs" / kind  # one per kind: two builds may run at once (prefetch)
     debs.mkdir(parents=True, exist_ok=True)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.stem}.{os.getpid()}.tar")
@@ -538,6 +543,7 @@ def debian_rootfs(kind: str, packages_rel: str) -> Path:
     try:
         run(cmd, log=log, input_text=host_sources())
         tmp.rename(out)
+        FRESH_ROOTFS.add(out)
     finally:
         tmp.unlink(missing_ok=True)
     old = sorted(out.parent.glob(f"{kind}-*.tar"), key=lambda p: p.stat().st_mtime)
@@ -639,17 +645,17 @@ def write_minimal(tar: tarfile.TarFile) -> None:
     say(f"minimal: busybox {deb.name.split('_')[1].replace('%3a', ':')}, {len(applets)} applets")
 
 
-def build(name: str) -> str:
+def build(name: str, *, force: bool = False) -> str:
     """Build image `name`; return its image id. The image is not tagged yet."""
     recipe = RECIPES[name]
     digest = recipe.digest()
     if name == "minimal":
         return docker_import(recipe, digest, write_minimal)
     if name == "python":
-        rootfs = debian_rootfs("python", "python/packages.txt")
+        rootfs = debian_rootfs("python", "python/packages.txt", force=force)
         say("python: docker import")
         return docker_import(recipe, digest, lambda tar: copy_tar(rootfs, tar))
-    rootfs = debian_rootfs("node", "node/packages.txt")
+    rootfs = debian_rootfs("node", "node/packages.txt", force=force)
     with tempfile.TemporaryDirectory(prefix=f"{name}-", dir=CACHE) as tmp:
         modules = npm_ci(name, Path(tmp))
         if name == "node":
@@ -674,6 +680,32 @@ def build(name: str) -> str:
         return docker_import(recipe, digest, write)
 
 
+ROOTFS_OF = {"python": ("python", "python/packages.txt"), "node": ("node", "node/packages.txt")}
+ROOTFS_OF["bun"] = ROOTFS_OF["node"]
+
+
+def prefetch_rootfs(names: Sequence[str], *, force: bool) -> None:
+    """Build the Debian root filesystems `names` need, two at a time (mostly I/O and dpkg)."""
+    kinds = sorted({ROOTFS_OF[n] for n in names if n in ROOTFS_OF})
+    if len(kinds) < 2:
+        return  # nothing to overlap: build() makes it
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(kinds)) as pool:
+        futures = [pool.submit(debian_rootfs, kind, rel, force=force) for kind, rel in kinds]
+        errors = [f.exception() for f in futures if f.exception() is not None]
+    if errors:
+        raise BuildError("; ".join(str(e) for e in errors))
+
+
+def prune_images(repo: str, current: str) -> None:
+    """Untag all but the newest IMAGES_KEEP recipe hashes of `repo` (docker keeps in-use ones)."""
+    tags = run(["docker", "images", "--format", "{{.Tag}}", repo]).split()  # newest first
+    old = [t for t in tags if t not in ("local", current, "<none>")][IMAGES_KEEP - 1 :]
+    for tag in old:
+        subprocess.run(["docker", "rmi", f"{repo}:{tag}"], capture_output=True)
+    if old:
+        say(f"{repo}: pruned {len(old)} older recipe tag(s)")
+
+
 def image_size(ref: str) -> str:
     size = int(run(["docker", "image", "inspect", "--format", "{{.Size}}", ref]).strip())
     return f"{size / 1e6:.0f} MB"
@@ -688,6 +720,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help=f"one or more of {', '.join(IMAGES)}, all (default: all)",
     )
     parser.add_argument("--no-check", action="store_true", help="skip the smoke checks")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="rebuild even if <name>:<hash> exists, root filesystems included "
+        "(downloads stay cached; point VERIFY_PR_IMAGES_CACHE elsewhere for a cold build)",
+    )
     args = parser.parse_args(argv)
     chosen = args.images or ["all"]
     unknown = sorted(set(chosen) - {*IMAGES, "all"})
@@ -707,7 +745,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for n in wanted:
             repo, digest = RECIPES[n].repo, digests[n]
             image_id = present.get(f"{repo}:{digest}")
-            if image_id is None:
+            if image_id is None or args.force:
                 todo.append(n)
             elif present.get(f"{repo}:local") == image_id:
                 say(f"{repo}:{digest} up to date (= :local)")
@@ -717,16 +755,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not todo:
             return 0
         with cache_lock():
+            prefetch_rootfs(todo, force=args.force)
             for n in todo:
                 recipe, digest = RECIPES[n], digests[n]
                 tag = f"{recipe.repo}:{digest}"
-                if tag in docker_tags([tag]):  # built by a concurrent run meanwhile
+                before = docker_tags([tag])
+                if tag in before and not args.force:  # built by a concurrent run meanwhile
                     run(["docker", "tag", tag, f"{recipe.repo}:local"])
                     say(f"{tag} built meanwhile: tagged :local")
                     continue
                 started = time.monotonic()
                 say(f"{recipe.repo}: building {digest}")
-                image_id = build(n)
+                image_id = build(n, force=args.force)
                 if not args.no_check:
                     say(f"{recipe.repo}: smoke checks")
                     try:
@@ -737,6 +777,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         raise
                 run(["docker", "tag", image_id, tag])
                 run(["docker", "tag", image_id, f"{recipe.repo}:local"])
+                if before.get(tag, image_id) != image_id:  # --force: drop the replaced image
+                    subprocess.run(["docker", "rmi", before[tag]], capture_output=True)
+                prune_images(recipe.repo, digest)
                 say(
                     f"{tag} (= :local) built in {time.monotonic() - started:.0f}s, "
                     f"{image_size(tag)}"
