@@ -11,10 +11,14 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from verify_pr.models.report import TestReport
 from verify_pr.models.sandbox import SandboxResult
+from verify_pr.models.verdict import VerdictFile
 
 SCHEMAS: dict[str, type[BaseModel]] = {
     "result.schema.json": SandboxResult,
+    "verdict.schema.json": VerdictFile,
+    "report.schema.json": TestReport,
 }
 
 
