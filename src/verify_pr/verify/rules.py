@@ -7,13 +7,17 @@ import re
 from dataclasses import dataclass, field
 from typing import assert_never
 
-from verify_pr.models.report import TestReport, TestStatus
+from verify_pr.models.report import RedFlag, TestReport, TestStatus, clean_text
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict
 
 _MISSING_TOOL = re.compile(
     rb"(not found|No module named|ModuleNotFoundError|Cannot find module|command not found)"
 )
+_MISSING_MODULE = re.compile(
+    rb"[^\n]*(No module named|ModuleNotFoundError|Cannot find module|Cannot find package)[^\n]*"
+)
+_LOAD_FLAGS = frozenset({RedFlag.COLLECTION_ERROR, RedFlag.LOAD_ERROR})
 DEPENDENCIES_HINT = (
     "the image lacks the runner or the repo's dependencies: dependencies must already be in "
     "the image (verify-pr never installs them)"
@@ -81,6 +85,17 @@ def _from_report(
     worst = report.worst_by_id()
     failing = sorted(i for i, s in worst.items() if s in (TestStatus.FAILED, TestStatus.ERROR))
     executed = sum(1 for s in worst.values() if s is not TestStatus.SKIPPED)
+    if failing and _LOAD_FLAGS & set(report.red_flags) and TestStatus.FAILED not in worst.values():
+        # Only test files that could not load, and the log names a missing module: most
+        # often the image lacks a dependency, which says nothing about the PR.
+        missing = _MISSING_MODULE.search(output[-65536:])
+        if missing is not None:
+            line = clean_text(missing.group().decode("utf-8", "replace").strip(), 200)
+            return _not_proven(
+                f"{len(failing)} test file(s) could not be loaded: {line}",
+                tamper,
+                DEPENDENCIES_HINT,
+            )
     if failing:
         reasons = [f"{len(failing)} test(s) failed or errored, e.g. {failing[0][:200]}"]
         if sandbox.exit_code == 0:
