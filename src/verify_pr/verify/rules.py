@@ -85,21 +85,16 @@ def _from_report(
     worst = report.worst_by_id()
     failing = sorted(i for i, s in worst.items() if s in (TestStatus.FAILED, TestStatus.ERROR))
     executed = sum(1 for s in worst.values() if s is not TestStatus.SKIPPED)
-    if failing and _LOAD_FLAGS & set(report.red_flags) and TestStatus.FAILED not in worst.values():
-        # Only test files that could not load, and the log names a missing module: most
-        # often the image lacks a dependency, which says nothing about the PR.
-        missing = _MISSING_MODULE.search(output[-65536:])
-        if missing is not None:
-            line = clean_text(missing.group().decode("utf-8", "replace").strip(), 200)
-            return _not_proven(
-                f"{len(failing)} test file(s) could not be loaded: {line}",
-                tamper,
-                DEPENDENCIES_HINT,
-            )
     if failing:
         reasons = [f"{len(failing)} test(s) failed or errored, e.g. {failing[0][:200]}"]
         if sandbox.exit_code == 0:
             reasons.append("the runner exited 0 despite failures: its exit code was changed")
+        missing = _MISSING_MODULE.search(output[-65536:])
+        if missing is not None and _LOAD_FLAGS & set(report.red_flags):
+            # A test file could not import a module: the PR's own, or a dependency the image
+            # lacks. Still failure evidence, but say which it may be.
+            line = clean_text(missing.group().decode("utf-8", "replace").strip(), 200)
+            reasons += [f"a test file could not be loaded: {line}", DEPENDENCIES_HINT]
         return Judgement(Verdict.FAIL, reasons + _tamper_reasons(tamper))
     if report.red_flags:
         flags = ", ".join(str(flag) for flag in report.red_flags)

@@ -189,18 +189,17 @@ def test_dependencies_hint_with_red_flags() -> None:
     assert DEPENDENCIES_HINT not in run(box(exit_code=2), flagged, output=b"E  boom").reasons
 
 
-def test_missing_module_at_collection_is_not_proven_with_the_hint() -> None:
-    """A test module that cannot import a dependency is an errored testcase plus a red flag:
-    that is the image's fault, not failure evidence against the PR."""
+def test_missing_module_at_collection_is_fail_with_the_hint() -> None:
+    """A test module that cannot import a module is failure evidence (it may be the PR's own
+    module), but the reasons name the missing module and the dependencies hint."""
     report = rep([case("t.py", TestStatus.ERROR)], [RedFlag.COLLECTION_ERROR])
     out = b"E   ModuleNotFoundError: No module named 'attr'\x1b[0m\nmore\n"
     j = run(box(exit_code=2), report, output=out, tamper=TAMPER)
-    assert j.verdict is Verdict.NOT_PROVEN
-    assert j.reasons[0] == (
-        "1 test file(s) could not be loaded: "
-        "E   ModuleNotFoundError: No module named 'attr'\\x1b[0m"
+    assert j.verdict is Verdict.FAIL
+    assert j.reasons[1] == (
+        "a test file could not be loaded: E   ModuleNotFoundError: No module named 'attr'\\x1b[0m"
     )
-    assert j.reasons[1] == DEPENDENCIES_HINT
+    assert j.reasons[2] == DEPENDENCIES_HINT
     assert j.reasons[-1] == f"the repo changes its own harness: {TAMPER[0]}"
 
 
@@ -209,6 +208,7 @@ def test_load_error_without_a_missing_module_is_fail(flag: RedFlag) -> None:
     report = rep([case("t.py", TestStatus.ERROR)], [flag])
     j = run(box(exit_code=1), report, output=b"SyntaxError: invalid syntax\n")
     assert j.verdict is Verdict.FAIL
+    assert DEPENDENCIES_HINT not in j.reasons
 
 
 def test_missing_module_beside_a_real_failure_is_fail() -> None:
@@ -223,6 +223,7 @@ def test_missing_module_without_a_load_flag_is_fail() -> None:
     report = rep([case("t", TestStatus.ERROR)])
     j = run(box(exit_code=1), report, output=b"No module named 'x'\n")
     assert j.verdict is Verdict.FAIL
+    assert DEPENDENCIES_HINT not in j.reasons
 
 
 # --- failure evidence -----------------------------------------------------------------------
