@@ -110,16 +110,25 @@ def summary(verdict: VerdictFile, out: Path) -> str:
             head = "BLOCKED: the sandbox could not run (this says nothing about the PR)"
         case _ as unreachable:
             assert_never(unreachable)
-    lines = [head, f"runner: {verdict.runner} {verdict.runner_version or ''}".rstrip()]
+    version = _shown(verdict.runner_version or "")
+    lines = [head, f"runner: {_shown(verdict.runner)} {version}".rstrip()]
     if verdict.totals:
         t = verdict.totals
         lines.append(
             f"tests: {t.total} total, {t.passed} passed, {t.failed} failed, {t.error} errors, "
             f"{t.skipped} skipped"
         )
-    lines += [f"- {reason}" for reason in verdict.reasons]
+    lines += [f"- {_shown(reason)}" for reason in verdict.reasons]
     lines.append(f"files: {out}")
     return "\n".join(lines)
+
+
+def _shown(text: str) -> str:
+    """One terminal line: controls and bidi escaped, and newlines too (no forged lines)."""
+    from verify_pr.models.report import clean_text
+
+    escaped = clean_text(text, len(text) * 6 + 1)
+    return escaped.replace("\n", "\\n").replace("\t", "\\t")
 
 
 if __name__ == "__main__":

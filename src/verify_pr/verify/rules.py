@@ -7,13 +7,17 @@ import re
 from dataclasses import dataclass, field
 from typing import assert_never
 
-from verify_pr.models.report import TestReport, TestStatus
+from verify_pr.models.report import RedFlag, TestReport, TestStatus, clean_text
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict
 
 _MISSING_TOOL = re.compile(
     rb"(not found|No module named|ModuleNotFoundError|Cannot find module|command not found)"
 )
+_MISSING_MODULE = re.compile(
+    rb"[^\n]*(No module named|ModuleNotFoundError|Cannot find module|Cannot find package)[^\n]*"
+)
+_LOAD_FLAGS = frozenset({RedFlag.COLLECTION_ERROR, RedFlag.LOAD_ERROR})
 DEPENDENCIES_HINT = (
     "the image lacks the runner or the repo's dependencies: dependencies must already be in "
     "the image (verify-pr never installs them)"
@@ -85,6 +89,12 @@ def _from_report(
         reasons = [f"{len(failing)} test(s) failed or errored, e.g. {failing[0][:200]}"]
         if sandbox.exit_code == 0:
             reasons.append("the runner exited 0 despite failures: its exit code was changed")
+        missing = _MISSING_MODULE.search(output[-65536:])
+        if missing is not None and _LOAD_FLAGS & set(report.red_flags):
+            # A test file could not import a module: the PR's own, or a dependency the image
+            # lacks. Still failure evidence, but say which it may be.
+            line = clean_text(missing.group().decode("utf-8", "replace").strip(), 200)
+            reasons += [f"a test file could not be loaded: {line}", DEPENDENCIES_HINT]
         return Judgement(Verdict.FAIL, reasons + _tamper_reasons(tamper))
     if report.red_flags:
         flags = ", ".join(str(flag) for flag in report.red_flags)

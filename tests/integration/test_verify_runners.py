@@ -1,0 +1,197 @@
+"""Every fixture project through ``verify-pr run`` (a subprocess, as a user runs it) in its
+runner's image: verdict, exit code, per-test counts, and the reasons that must be there."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import _docker_problem, require_docker
+
+PROJECTS = Path(__file__).resolve().parents[1] / "fixtures" / "projects"
+IMAGES = {
+    "pytest": "verify-pr-python:local",
+    "jest": "verify-pr-node:local",
+    "vitest": "verify-pr-node:local",
+    "bun": "verify-pr-bun:local",
+}
+EXIT = {"PASS": 0, "FAIL": 1, "NOT_PROVEN": 4, "BLOCKED": 3}
+TIMEOUT_S = 8
+
+Counts = tuple[int, int, int, int, int] | None  # total, passed, failed, error, skipped
+
+
+@dataclass(frozen=True)
+class Expect:
+    verdict: str
+    counts: Counts
+    reason: str | None = None  # a substring one of the reasons must hold
+
+
+EXPECTED: dict[str, Expect] = {
+    "pytest/pass": Expect("PASS", (2, 2, 0, 0, 0)),
+    "pytest/fail": Expect("FAIL", (3, 1, 2, 0, 0)),
+    "pytest/collection_error": Expect("FAIL", (1, 0, 0, 1, 0)),
+    "pytest/crash": Expect("NOT_PROVEN", None, "no report"),
+    "pytest/interrupted": Expect("NOT_PROVEN", (2, 2, 0, 0, 0), "testcase without a name"),
+    "pytest/no_tests": Expect("NOT_PROVEN", (0, 0, 0, 0, 0), "no testcases"),
+    "pytest/skipped_only": Expect("NOT_PROVEN", (4, 0, 0, 0, 4), "no test was executed"),
+    "pytest/teardown_error": Expect("FAIL", (3, 0, 1, 2, 0)),
+    "pytest/unicode": Expect("FAIL", (8, 7, 1, 0, 0)),
+    "pytest/timeout": Expect("NOT_PROVEN", None, "timed out"),
+    # a conftest hook turns the failure into a pass: the PASS must carry the tamper reason
+    "pytest/forged": Expect("PASS", (2, 2, 0, 0, 0), "conftest.py file(s)"),
+    "pytest/redirected": Expect("NOT_PROVEN", None, "-p no:junitxml"),
+    "jest/pass": Expect("PASS", (3, 3, 0, 0, 0)),
+    "jest/fail": Expect("FAIL", (3, 1, 2, 0, 0)),
+    "jest/load_error": Expect("FAIL", (2, 1, 0, 1, 0)),
+    "jest/no_tests": Expect("NOT_PROVEN", None, "no report"),
+    "jest/skipped_only": Expect("NOT_PROVEN", (3, 0, 0, 0, 3), "no test was executed"),
+    "jest/unicode": Expect("FAIL", (9, 8, 1, 0, 0)),
+    "jest/crash": Expect("NOT_PROVEN", None, "no report"),
+    "jest/timeout": Expect("NOT_PROVEN", None, "timed out"),
+    "jest/forged": Expect("FAIL", (3, 2, 0, 1, 0), "testResultsProcessor"),
+    "jest/exit_code": Expect("FAIL", (2, 1, 1, 0, 0), "exited 0 despite failures"),
+    "vitest/pass": Expect("PASS", (3, 3, 0, 0, 0)),
+    "vitest/fail": Expect("FAIL", (3, 1, 2, 0, 0)),
+    "vitest/load_error": Expect("FAIL", (2, 1, 0, 1, 0)),
+    "vitest/no_tests": Expect("NOT_PROVEN", (0, 0, 0, 0, 0), "no testcases"),
+    "vitest/skipped_only": Expect("NOT_PROVEN", (3, 0, 0, 0, 3), "no test was executed"),
+    "vitest/unhandled_error": Expect("NOT_PROVEN", (1, 1, 0, 0, 0), "disagree"),
+    "vitest/unicode": Expect("FAIL", (9, 8, 1, 0, 0)),
+    "vitest/crash": Expect("FAIL", (3, 2, 1, 0, 0)),
+    "vitest/timeout": Expect("NOT_PROVEN", None, "timed out"),
+    # In the test image vite cannot bundle a JS config (/node_modules is read-only), so these
+    # end with no report; on any layout the config keys are named as reasons.
+    "vitest/forged": Expect("NOT_PROVEN", None, "vitest.config.js"),
+    "vitest/redirected": Expect("NOT_PROVEN", None, "outputFile"),
+    "bun/pass": Expect("PASS", (3, 3, 0, 0, 0)),
+    "bun/fail": Expect("FAIL", (3, 1, 2, 0, 0)),
+    "bun/load_error": Expect("NOT_PROVEN", (1, 1, 0, 0, 0), "disagree"),
+    "bun/no_tests": Expect("NOT_PROVEN", None, "no report"),
+    "bun/skipped_only": Expect("NOT_PROVEN", (3, 0, 0, 0, 3), "no test was executed"),
+    "bun/unicode": Expect("FAIL", (9, 8, 1, 0, 0)),
+    "bun/crash": Expect("NOT_PROVEN", None, "no report"),
+    "bun/retry": Expect("FAIL", (2, 1, 1, 0, 0)),
+    "bun/timeout": Expect("NOT_PROVEN", None, "timed out"),
+    "bun/forged": Expect("FAIL", (2, 1, 1, 0, 0), "preload"),
+    "bun/redirected": Expect("NOT_PROVEN", None, "[test.reporter]"),
+}
+
+
+@dataclass
+class Run:
+    code: int
+    stdout: str
+    stderr: str
+    verdict: dict[str, Any]
+
+
+def verify_pr(repo: Path, image: str, out: Path, *extra: str, timeout: float = 300) -> Run:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "verify_pr.verify.cli",
+            "run",
+            "--repo",
+            str(repo),
+            "--image",
+            image,
+            "--out",
+            str(out),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    path = out / "verdict.json"
+    verdict = json.loads(path.read_text()) if path.exists() else {}
+    return Run(proc.returncode, proc.stdout, proc.stderr, verdict)
+
+
+def counts(verdict: dict[str, Any]) -> Counts:
+    t = verdict.get("totals")
+    return None if t is None else (t["total"], t["passed"], t["failed"], t["error"], t["skipped"])
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Future[Run]]:
+    """Start every fixture whose image is present, a few at a time (each test waits on its
+    own); a missing image fails or skips in the test itself via require_docker."""
+    root = tmp_path_factory.mktemp("verify-runs")
+    pool = ThreadPoolExecutor(max_workers=3)
+    futures: dict[str, Future[Run]] = {}
+    present = {image: _docker_problem(image) is None for image in set(IMAGES.values())}
+    for key in sorted(EXPECTED, key=lambda k: k.endswith("/timeout")):
+        runner, case = key.split("/")
+        if not present[IMAGES[runner]]:
+            continue
+        seconds = TIMEOUT_S if case == "timeout" else 120
+        out = root / key.replace("/", "-")
+        futures[key] = pool.submit(
+            verify_pr,
+            PROJECTS / key,
+            IMAGES[runner],
+            out,
+            "--runner",
+            runner,
+            "--timeout",
+            str(seconds),
+        )
+    pool.shutdown(wait=False)
+    return futures
+
+
+def test_every_fixture_project_has_an_expectation() -> None:
+    on_disk = {f"{p.parent.name}/{p.name}" for p in PROJECTS.glob("*/*") if p.is_dir()}
+    assert on_disk == set(EXPECTED)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key", sorted(EXPECTED))
+def test_fixture_verdict(key: str, runs: dict[str, Future[Run]]) -> None:
+    runner = key.split("/")[0]
+    require_docker(IMAGES[runner])
+    run = runs[key].result(timeout=600)
+    expect = EXPECTED[key]
+    v = run.verdict
+    assert v, run.stderr
+    reasons = "\n".join(v["reasons"])
+    assert (v["verdict"], counts(v)) == (expect.verdict, expect.counts), reasons
+    assert run.code == EXIT[expect.verdict], run.stderr
+    assert v["runner"] == runner
+    assert run.stdout.splitlines()[0].startswith(expect.verdict.replace("_", " "))
+    if expect.reason is not None:
+        assert expect.reason in reasons
+    if v["totals"] is not None:
+        assert len(v["testcases"]) == v["totals"]["total"]
+    if expect.verdict == "PASS" and key.endswith("/forged"):
+        assert "the repo changes its own harness" in reasons
+    if key.endswith("/timeout"):
+        assert v["sandbox"]["status"] == "TIMEOUT"
+        assert v["sandbox"]["timeout_s"] == TIMEOUT_S
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("runner", sorted(IMAGES))
+def test_unicode_and_control_chars_in_names(runner: str, runs: dict[str, Future[Run]]) -> None:
+    require_docker(IMAGES[runner])
+    run = runs[f"{runner}/unicode"].result(timeout=600)
+    names = [c["name"] for c in run.verdict["testcases"]]
+    text = "\n".join(names)
+    assert "日本語" in text
+    assert not any(ch in text for ch in "\x1b\x07\x00")
+    assert "\x1b" not in run.stdout
+    failing = [c for c in run.verdict["testcases"] if c["status"] == "failed"]
+    assert len(failing) == 1
+    assert all(c["file"] and not c["file"].startswith("/") for c in run.verdict["testcases"])
