@@ -39,7 +39,7 @@ def fetch(entry: dict[str, Any]) -> Path:
                 "--no-deps",
                 "--no-binary",
                 ":all:",
-                "--no-build-isolation",
+                
                 "-d",
                 str(CACHE),
                 f"{entry['name']}=={entry['version']}",
