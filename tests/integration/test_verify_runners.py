@@ -70,8 +70,11 @@ EXPECTED: dict[str, Expect] = {
     "vitest/timeout": Expect("NOT_PROVEN", None, "timed out"),
     # In the test image vite cannot bundle a JS config (/node_modules is read-only), so these
     # end with no report; on any layout the config keys are named as reasons.
-    "vitest/forged": Expect("NOT_PROVEN", None, "vitest.config.js"),
-    "vitest/redirected": Expect("NOT_PROVEN", None, "outputFile"),
+    # The config runs in vitest's process and rewrites the report at exit: a forged PASS that
+    # only the tamper reason exposes (the residual base-against-head with base's harness closes).
+    "vitest/forged": Expect("PASS", (2, 2, 0, 0, 0), "vitest.config.js"),
+    # vitest 3.2 keeps the CLI's --outputFile.json over the config's: our path wins.
+    "vitest/redirected": Expect("PASS", (1, 1, 0, 0, 0), "outputFile"),
     "bun/pass": Expect("PASS", (3, 3, 0, 0, 0)),
     "bun/fail": Expect("FAIL", (3, 1, 2, 0, 0)),
     "bun/load_error": Expect("NOT_PROVEN", (1, 1, 0, 0, 0), "disagree"),

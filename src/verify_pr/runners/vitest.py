@@ -62,7 +62,9 @@ class VitestRunner:
         path = validate_report_path(report_path)
         # default reporter too, so the run's log stays readable for the maintainer
         return (
-            "vitest run --reporter=default --reporter=json "
+            # --configLoader runner: vite bundles a config into node_modules/.vite-temp by
+            # default, which the read-only root refuses (vitest >= 3.1)
+            "vitest run --configLoader runner --reporter=default --reporter=json "
             f"--outputFile.json={path} --includeTaskLocation"
         )
 

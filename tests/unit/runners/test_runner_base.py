@@ -68,7 +68,7 @@ def test_exact_commands() -> None:
         f"jest --ci --json --outputFile={GOOD} --testLocationInResults"
     )
     assert VitestRunner().command(GOOD) == (
-        "vitest run --reporter=default --reporter=json "
+        "vitest run --configLoader runner --reporter=default --reporter=json "
         f"--outputFile.json={GOOD} --includeTaskLocation"
     )
     assert BunRunner().command(GOOD) == f"bun test --reporter=junit --reporter-outfile={GOOD}"
