@@ -39,7 +39,6 @@ def fetch(entry: dict[str, Any]) -> Path:
                 "--no-deps",
                 "--no-binary",
                 ":all:",
-                
                 "-d",
                 str(CACHE),
                 f"{entry['name']}=={entry['version']}",
