@@ -84,6 +84,8 @@ class FakeGitHub:
         self.annotations: dict[int, list[Json]] = {}
         self.artifacts: dict[int, tuple[int, str, bytes]] = {}
         self.pull_files: dict[int, list[str]] = {}
+        # open PRs: (number, head "owner:branch", head sha, head repository id)
+        self.pulls: list[tuple[int, str, str, int]] = []
         self.comparisons: dict[str, list[str]] = {}
         self.trees: dict[str, list[str]] = {}
         self._blobs: dict[str, bytes] = {}
@@ -317,6 +319,20 @@ class FakeGitHub:
         if names is None:
             return Reply(404, error_body(404, "Not Found"))
         return Reply(200, _page(self._diff_entries(names), query))
+
+    def _op_pulls_list(self, params: dict[str, str], query: Any, _b: Any) -> Reply:
+        template = self.api.example(self._operation("GET", "/repos/o/r/pulls"), 200)[0]
+        head = _one(query, "head")
+        found = []
+        for number, pull_head, sha, repo_id in self.pulls:
+            if head not in (None, pull_head):
+                continue
+            item = json.loads(json.dumps(template))
+            item["number"] = number
+            item["head"].update(sha=sha, label=pull_head, ref=pull_head.split(":", 1)[-1])
+            item["head"]["repo"]["id"] = repo_id
+            found.append(item)
+        return Reply(200, _page(found, query))
 
     def _op_repos_compare_commits(self, params: dict[str, str], _q: Any, _b: Any) -> Reply:
         basehead = params.get("basehead") or f"{params['base']}...{params['head']}"
