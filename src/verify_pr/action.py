@@ -65,7 +65,7 @@ FIX_HINT = (
 )
 
 
-def held_credentials(env: Mapping[str, str], workspace: Path | None = None) -> list[str]:
+def held_credentials(env: Mapping[str, str], *checkouts: Path) -> list[str]:
     """What makes this job hold a credential; names only, never values."""
     found = [f"{name} is set (id-token: write)" for name in OIDC_VARIABLES if env.get(name)]
     for name, value in sorted(env.items()):
@@ -75,8 +75,8 @@ def held_credentials(env: Mapping[str, str], workspace: Path | None = None) -> l
             found.append(f"{name} is set")
         elif _TOKEN_VALUE.search(value):
             found.append(f"{name} holds what looks like a GitHub token")
-    if workspace is not None:
-        config = workspace / ".git" / "config"
+    for checkout in dict.fromkeys(checkouts):
+        config = checkout / ".git" / "config"
         try:
             text = config.read_text(encoding="utf-8", errors="replace")
         except OSError:
@@ -86,8 +86,8 @@ def held_credentials(env: Mapping[str, str], workspace: Path | None = None) -> l
     return found
 
 
-def check_credentials(env: Mapping[str, str], workspace: Path | None) -> None:
-    found = held_credentials(env, workspace)
+def check_credentials(env: Mapping[str, str], *checkouts: Path) -> None:
+    found = held_credentials(env, *checkouts)
     if found:
         raise ConfigError("refusing to run with credentials: " + "; ".join(found), hint=FIX_HINT)
 
@@ -173,7 +173,7 @@ def _print_untrusted(io: ActionsIO, title: str, data: bytes) -> None:
 def run(env: Mapping[str, str], stream: TextIO) -> int:
     """The step: refuse credentials, run the verifier, report; returns the exit code."""
     settings = VerifySettings.from_env(env)
-    check_credentials(env, Path(settings.workspace))
+    check_credentials(env, Path(settings.workspace), settings.repo)
     match settings.mode:
         case Mode.RUN:
             pass
