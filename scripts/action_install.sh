@@ -12,8 +12,16 @@ if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null
   exit 2
 fi
 rm -rf "$venv"
-"$python" -m venv "$venv"
-pip=("$venv/bin/python" -m pip --isolated --disable-pip-version-check --no-input --quiet)
+# The runner's own pip drives the install into a pip-less venv (fast, nothing extra in it);
+# a venv with its own pip when the runner's pip is missing or older than 22.3 (no --python).
+if "$python" -m pip --python "$python" --version >/dev/null 2>&1; then
+  "$python" -m venv --without-pip "$venv"
+  pip=("$python" -m pip --python "$venv/bin/python")
+else
+  "$python" -m venv "$venv"
+  pip=("$venv/bin/python" -m pip)
+fi
+pip+=(--isolated --disable-pip-version-check --no-input --quiet)
 "${pip[@]}" install --require-hashes --only-binary :all: -r "$root/requirements/action.txt"
 "${pip[@]}" install --no-deps --no-build-isolation --no-index "$root"
 echo "verify-pr: installed into $venv"

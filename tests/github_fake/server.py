@@ -84,6 +84,7 @@ class FakeGitHub:
         self.annotations: dict[int, list[Json]] = {}
         self.artifacts: dict[int, tuple[int, str, bytes]] = {}
         self.pull_files: dict[int, list[str]] = {}
+        self.artifact_heads: dict[int, str] = {}
         # open PRs: (number, head "owner:branch", head sha, head repository id)
         self.pulls: list[tuple[int, str, str, int]] = []
         self.comparisons: dict[str, list[str]] = {}
@@ -121,10 +122,12 @@ class FakeGitHub:
         with self._lock:
             self._faults.setdefault(operation_id, []).extend([fault] * times)
 
-    def add_artifact(self, run_id: int, name: str, data: bytes) -> int:
+    def add_artifact(self, run_id: int, name: str, data: bytes, head_sha: str | None = None) -> int:
         with self._lock:
             artifact_id = self._new_id()
             self.artifacts[artifact_id] = (run_id, name, data)
+            if head_sha is not None:
+                self.artifact_heads[artifact_id] = head_sha
         return artifact_id
 
     def take_violations(self) -> list[str]:
@@ -298,6 +301,8 @@ class FakeGitHub:
                 f"{params['repo']}/actions/artifacts/{artifact_id}/zip",
             )
             item["workflow_run"]["id"] = run_id
+            if artifact_id in self.artifact_heads:
+                item["workflow_run"]["head_sha"] = self.artifact_heads[artifact_id]
             found.append(item)
         return Reply(200, {"total_count": len(found), "artifacts": _page(found, query)})
 
@@ -329,6 +334,7 @@ class FakeGitHub:
                 continue
             item = json.loads(json.dumps(template))
             item["number"] = number
+            item["requested_teams"] = []  # the spec's own example lacks a required field
             item["head"].update(sha=sha, label=pull_head, ref=pull_head.split(":", 1)[-1])
             item["head"]["repo"]["id"] = repo_id
             found.append(item)
