@@ -12,8 +12,9 @@ only between ``::stop-commands::<random>`` markers), writes the job summary (esc
 ``python -m verify_pr.action check-pull`` validates a digest-pinned image reference for the
 opt-in ``docker pull`` step and refuses tags.
 
-Exit codes: 0 a verdict was written (the action's last step turns it into the job result),
-2 refused (settings, credentials), 3 the verifier could not run.
+Exit codes (``EXIT_CODES``): 0 a verdict was written (the action's last step turns it into the
+job result), 2 refused (settings, credentials, inputs the verifier refused), 3 the verifier
+crashed or wrote no verdict.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from typing import TextIO, assert_never
 
 from pydantic import ValidationError
 
-from verify_pr.errors import ConfigError, InputRefused, VerifyPrError
+from verify_pr.errors import ConfigError, SandboxBlocked, VerifyPrError
 from verify_pr.github.actions_io import ActionsIO
 from verify_pr.github.settings import (
     DIGEST_IMAGE_PATTERN,
@@ -190,16 +191,21 @@ def run(env: Mapping[str, str], stream: TextIO) -> int:
         verifier_argv(settings, out), capture_output=True, check=False, env=dict(env)
     )
     _print_untrusted(io, "verifier messages", done.stdout + done.stderr)
+    if done.returncode == EXIT_REFUSED:
+        io.set_output("status", "refused")
+        raise ConfigError(
+            "verify-pr run refused its inputs", hint="see the verifier messages above"
+        )
     if done.returncode not in VERIFIER_EXIT_VERDICTS:
-        io.set_output("status", "refused" if done.returncode == EXIT_REFUSED else "crashed")
-        raise InputRefused(
+        io.set_output("status", "crashed")
+        raise SandboxBlocked(
             f"verify-pr run exited {done.returncode} without a verdict",
             hint="see the verifier messages above",
         )
     try:
         verdict = VerdictFile.model_validate_json((out / "verdict.json").read_bytes())
     except (OSError, ValidationError) as exc:
-        raise ConfigError(f"the verifier wrote no valid verdict.json: {exc}") from exc
+        raise SandboxBlocked(f"the verifier wrote no valid verdict.json: {exc}") from exc
     output = out / "output.txt"
     if output.is_file():
         _print_untrusted(io, "the check's output", output.read_bytes())
@@ -221,7 +227,7 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
         if args:
             raise ConfigError(f"unknown arguments {args!r}")
         return run(environ, sys.stdout)
-    except InputRefused as exc:
+    except SandboxBlocked as exc:
         print(f"::error title=verify-pr::{_command_text(exc.diagnostics())}", flush=True)
         return EXIT_CRASHED
     except VerifyPrError as exc:

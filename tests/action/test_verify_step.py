@@ -152,3 +152,30 @@ def test_untrusted_output_cannot_issue_commands(tmp_path: Path) -> None:
     end = lines.index(f"::{token}::")
     assert start < lines.index("::set-env name=X::y") < end
     assert len(token) == 32
+
+
+@pytest.mark.parametrize(
+    ("verifier_exit", "step_exit"),
+    [(0, action.EXIT_OK), (2, action.EXIT_REFUSED), (70, action.EXIT_CRASHED)],
+)
+def test_exit_code_table(
+    env: dict[str, str], monkeypatch: pytest.MonkeyPatch, verifier_exit: int, step_exit: int
+) -> None:
+    import subprocess
+
+    def fake_verifier(argv: list[str], **_: object) -> subprocess.CompletedProcess[bytes]:
+        out = Path(argv[argv.index("--out") + 1])
+        if verifier_exit == 0:
+            out.mkdir()
+            v = verdict_file()
+            (out / "verdict.json").write_text(v.model_dump_json())
+            (out / "output.txt").write_text("::warning::from the PR\n")
+        return subprocess.CompletedProcess(argv, verifier_exit, b"", b"")
+
+    monkeypatch.setattr(action.subprocess, "run", fake_verifier)
+    assert action.main([], env) == step_exit
+    outputs = Path(env["GITHUB_OUTPUT"]).read_text()
+    if step_exit == action.EXIT_OK:
+        assert "verdict<<" in outputs and "\nPASS\n" in outputs
+    else:
+        assert "verdict<<" not in outputs
