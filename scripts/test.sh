@@ -17,5 +17,7 @@ echo "lint: ruff and mypy"
 .venv/bin/ruff check src tests bench
 .venv/bin/ruff format --check src tests bench
 .venv/bin/mypy
+echo "audit: workflows and actions"
+bash scripts/audit_actions.sh
 echo "tests: pytest"
 .venv/bin/python -m pytest "$@"

@@ -84,6 +84,9 @@ class FakeGitHub:
         self.annotations: dict[int, list[Json]] = {}
         self.artifacts: dict[int, tuple[int, str, bytes]] = {}
         self.pull_files: dict[int, list[str]] = {}
+        self.artifact_heads: dict[int, str] = {}
+        # open PRs: (number, head "owner:branch", head sha, head repository id)
+        self.pulls: list[tuple[int, str, str, int]] = []
         self.comparisons: dict[str, list[str]] = {}
         self.trees: dict[str, list[str]] = {}
         self._blobs: dict[str, bytes] = {}
@@ -119,10 +122,12 @@ class FakeGitHub:
         with self._lock:
             self._faults.setdefault(operation_id, []).extend([fault] * times)
 
-    def add_artifact(self, run_id: int, name: str, data: bytes) -> int:
+    def add_artifact(self, run_id: int, name: str, data: bytes, head_sha: str | None = None) -> int:
         with self._lock:
             artifact_id = self._new_id()
             self.artifacts[artifact_id] = (run_id, name, data)
+            if head_sha is not None:
+                self.artifact_heads[artifact_id] = head_sha
         return artifact_id
 
     def take_violations(self) -> list[str]:
@@ -296,6 +301,8 @@ class FakeGitHub:
                 f"{params['repo']}/actions/artifacts/{artifact_id}/zip",
             )
             item["workflow_run"]["id"] = run_id
+            if artifact_id in self.artifact_heads:
+                item["workflow_run"]["head_sha"] = self.artifact_heads[artifact_id]
             found.append(item)
         return Reply(200, {"total_count": len(found), "artifacts": _page(found, query)})
 
@@ -317,6 +324,21 @@ class FakeGitHub:
         if names is None:
             return Reply(404, error_body(404, "Not Found"))
         return Reply(200, _page(self._diff_entries(names), query))
+
+    def _op_pulls_list(self, params: dict[str, str], query: Any, _b: Any) -> Reply:
+        template = self.api.example(self._operation("GET", "/repos/o/r/pulls"), 200)[0]
+        head = _one(query, "head")
+        found = []
+        for number, pull_head, sha, repo_id in self.pulls:
+            if head not in (None, pull_head):
+                continue
+            item = json.loads(json.dumps(template))
+            item["number"] = number
+            item["requested_teams"] = []  # the spec's own example lacks a required field
+            item["head"].update(sha=sha, label=pull_head, ref=pull_head.split(":", 1)[-1])
+            item["head"]["repo"]["id"] = repo_id
+            found.append(item)
+        return Reply(200, _page(found, query))
 
     def _op_repos_compare_commits(self, params: dict[str, str], _q: Any, _b: Any) -> Reply:
         basehead = params.get("basehead") or f"{params['base']}...{params['head']}"

@@ -110,6 +110,11 @@ class ActionsIO:
             stream=stream,
         )
 
+    @property
+    def stream(self) -> TextIO:
+        """The step's log (plain lines; commands go through the methods)."""
+        return self._stream
+
     # -- outputs -------------------------------------------------------------------------
 
     def set_output(self, name: str, value: str) -> None:

@@ -7,8 +7,11 @@ the same mapping. Tests pass a plain dict.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
-from typing import Annotated
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Literal
 
 from pydantic import Field, ValidationError
 
@@ -40,16 +43,27 @@ def read_input(env: Mapping[str, str], name: str, *, default: str | None = None)
     return default
 
 
+def _lines(value: str) -> tuple[str, ...]:
+    return tuple(line.strip() for line in value.splitlines() if line.strip())
+
+
 class Settings(BoundaryModel):
     """What the publish step needs from its inputs and the runner."""
 
     token: Annotated[str, Field(min_length=1, max_length=1024, repr=False)]
     repository: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}$")]
-    api_url: Annotated[str, Field(pattern=r"^https://[^\s/]+(/[^\s]*)?$", max_length=512)]
+    # https only; plain http only to the loopback address (the tests' API fake).
+    api_url: Annotated[
+        str,
+        Field(
+            pattern=r"^(https://[^\s/]+|http://127\.0\.0\.1:[0-9]{1,5})(/[^\s]*)?$", max_length=512
+        ),
+    ]
     check_name: Annotated[str, Field(pattern=_NAME_PATTERN)]
     artifact_name: Annotated[str, Field(pattern=_NAME_PATTERN)]
     event_name: Annotated[str, Field(max_length=64)]
     event_path: Annotated[str, Field(min_length=1, max_length=4096)]
+    protected_paths: tuple[Annotated[str, Field(min_length=1, max_length=200)], ...] = ()
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
@@ -63,9 +77,98 @@ class Settings(BoundaryModel):
                 artifact_name=read_input(env, "artifact-name", default=DEFAULT_ARTIFACT_NAME),
                 event_name=env.get("GITHUB_EVENT_NAME", ""),
                 event_path=env.get("GITHUB_EVENT_PATH", ""),
+                protected_paths=_lines(read_input(env, "protected-paths", default="")),
             )
         except ValidationError as exc:
             first = exc.errors()[0]
             field = ".".join(str(part) for part in first["loc"])
             # Never echo the input value: it may be the token.
             raise ConfigError(f"invalid setting {field}: {first['msg']}") from exc
+
+
+class Mode(StrEnum):
+    """The verify action's modes; ``compare`` waits for ``verify-pr compare``."""
+
+    RUN = "run"
+    COMPARE = "compare"
+
+
+RUNNER_CHOICES = ("auto", "pytest", "jest", "vitest", "bun")
+_IMAGE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._/:@-]{0,254}$"
+DIGEST_IMAGE_PATTERN = (
+    r"^[a-z0-9][a-z0-9._/-]{0,200}(:[0-9]{1,5}/[a-z0-9._/-]{1,200})?@sha256:[0-9a-f]{64}$"
+)
+"""``name@sha256:<64 hex>``, an optional registry port, and no tag."""
+
+
+class VerifySettings(BoundaryModel):
+    """What the verify step reads: its inputs and the runner's workspace. Never a token."""
+
+    image: Annotated[str, Field(pattern=_IMAGE_PATTERN)]
+    mode: Mode
+    runner: Literal["auto", "pytest", "jest", "vitest", "bun"]
+    path: Annotated[
+        str, Field(pattern=r"^(\.|[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*)$", max_length=1024)
+    ]
+    timeout: Annotated[int, Field(ge=1, le=3600)]
+    max_output: Annotated[int, Field(ge=1, le=1 << 20)]
+    artifact_name: Annotated[str, Field(pattern=_NAME_PATTERN)]
+    retention_days: Annotated[int, Field(ge=1, le=90)]
+    pull_image_digest: bool
+    workspace: Annotated[str, Field(min_length=1, max_length=4096)]
+    runner_temp: Annotated[str, Field(min_length=1, max_length=4096)]
+
+    @property
+    def repo(self) -> Path:
+        """The folder to verify: ``path`` inside the workspace, never outside it."""
+        workspace = Path(self.workspace).resolve()
+        repo = (workspace / self.path).resolve()
+        if repo != workspace and workspace not in repo.parents:
+            raise ConfigError(f"input path {self.path!r} leaves the workspace")
+        return repo
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> VerifySettings:
+        """Read and validate every input; ``ConfigError`` names the first problem."""
+        try:
+            return cls.model_validate_json(
+                json.dumps(
+                    {
+                        "image": read_input(env, "image"),
+                        "mode": read_input(env, "mode", default="run"),
+                        "runner": read_input(env, "runner", default="auto"),
+                        "path": read_input(env, "path", default=".").strip("/") or ".",
+                        "timeout": _int(read_input(env, "timeout", default="600")),
+                        "max_output": _int(read_input(env, "max-output", default=str(1 << 20))),
+                        "artifact_name": read_input(
+                            env, "artifact-name", default=DEFAULT_ARTIFACT_NAME
+                        ),
+                        "retention_days": _int(read_input(env, "retention-days", default="7")),
+                        "pull_image_digest": _bool(
+                            "pull-image-digest",
+                            read_input(env, "pull-image-digest", default="false"),
+                        ),
+                        "workspace": env.get("GITHUB_WORKSPACE", ""),
+                        "runner_temp": env.get("RUNNER_TEMP", ""),
+                    }
+                )
+            )
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(part) for part in first["loc"])
+            raise ConfigError(
+                f"invalid input {field.replace('_', '-')}: {first['msg']}",
+                hint="see docs/action.md for the accepted values",
+            ) from exc
+
+
+def _int(value: str) -> int | str:
+    """An integer if the text is one (pydantic strict mode refuses numeric strings)."""
+    return int(value) if value.isascii() and value.isdigit() else value
+
+
+def _bool(name: str, value: str) -> bool:
+    lowered = value.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    raise ConfigError(f"input {name!r} must be true or false, got {value[:40]!r}")

@@ -95,6 +95,33 @@ class _Comparison(_ApiModel):
     files: list[DiffEntry] = []
 
 
+class _PullRepo(_ApiModel):
+    id: int
+
+
+class _PullHead(_ApiModel):
+    sha: str
+    repo: _PullRepo | None
+
+
+class _Pull(_ApiModel):
+    number: int
+    head: _PullHead
+
+
+class _Pulls(RootModel[list[_Pull]]):
+    model_config = ConfigDict(strict=True, frozen=True)
+
+
+@dataclass(frozen=True)
+class PullRequest:
+    """An open PR as the API lists it: number, head sha and head repository id."""
+
+    number: int
+    head_sha: str
+    head_repo_id: int | None
+
+
 class TreeEntry(_ApiModel):
     path: str
     type: str
@@ -273,6 +300,19 @@ class GitHubClient:
             return self._http.parse(_DiffEntries, response).root, None
 
         return self._paginate(path, {}, page)
+
+    def open_pulls_for_head(self, owner: str, branch: str) -> list[PullRequest]:
+        """Open PRs whose head is ``owner:branch`` (works for forks, unlike the event's list)."""
+        path = f"{self._repo}/pulls"
+
+        def page(response: httpx.Response) -> tuple[list[_Pull], None]:
+            return self._http.parse(_Pulls, response).root, None
+
+        pulls = self._paginate(path, {"state": "open", "head": f"{owner}:{branch}"}, page)
+        return [
+            PullRequest(p.number, p.head.sha, p.head.repo.id if p.head.repo else None)
+            for p in pulls
+        ]
 
     def compare_files(self, base: str, head: str) -> list[DiffEntry]:
         """Files changed between two commits (GitHub lists at most 300)."""

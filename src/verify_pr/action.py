@@ -1,0 +1,243 @@
+"""The verify step of the GitHub Action (``python -m verify_pr.action``, run by ``entrypoint``).
+
+This step holds the PR's code, so it must hold no credential (the Rule of Two). It refuses to
+run, and says how to fix the workflow, when the job visibly holds one: an OIDC token request
+variable (``permissions: id-token: write``), any ``*_TOKEN`` variable, a value that looks like
+a GitHub token, or a checkout that persisted its credentials in ``.git/config``.
+
+Then it runs ``verify-pr run`` in a child process (its output is untrusted: it goes to the log
+only between ``::stop-commands::<random>`` markers), writes the job summary (escaped with
+``publish.render``) and sets the outputs ``verdict``, ``status`` and ``out-dir``.
+
+``python -m verify_pr.action check-pull`` validates a digest-pinned image reference for the
+opt-in ``docker pull`` step and refuses tags.
+
+Exit codes (``EXIT_CODES``): 0 a verdict was written (the action's last step turns it into the
+job result), 2 refused (settings, credentials, inputs the verifier refused), 3 the verifier
+crashed or wrote no verdict.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TextIO, assert_never
+
+from pydantic import ValidationError
+
+from verify_pr.errors import ConfigError, SandboxBlocked, VerifyPrError
+from verify_pr.github.actions_io import ActionsIO
+from verify_pr.github.settings import (
+    DIGEST_IMAGE_PATTERN,
+    Mode,
+    VerifySettings,
+    read_input,
+)
+from verify_pr.models.report import TestStatus
+from verify_pr.models.verdict import Verdict, VerdictFile
+from verify_pr.publish.render import escape_inline, fit_markdown, table
+
+EXIT_OK = 0
+EXIT_REFUSED = 2
+EXIT_CRASHED = 3
+LOG_OUTPUT_MAX_BYTES = 1 << 20
+SUMMARY_MAX_FAILING = 50
+VERIFIER_EXIT_VERDICTS = {
+    0: Verdict.PASS,
+    1: Verdict.FAIL,
+    3: Verdict.BLOCKED,
+    4: Verdict.NOT_PROVEN,
+}
+
+OIDC_VARIABLES = ("ACTIONS_ID_TOKEN_REQUEST_URL", "ACTIONS_ID_TOKEN_REQUEST_TOKEN")
+_TOKEN_NAME = re.compile(r"(^|_)(TOKEN|PAT|SECRET)$|^INPUT_.*(TOKEN|SECRET)", re.IGNORECASE)
+_TOKEN_VALUE = re.compile(r"\b(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})")
+_PERSISTED_CREDENTIALS = re.compile(r"extraheader|AUTHORIZATION:", re.IGNORECASE)
+FIX_HINT = (
+    "the verify job runs the PR's code and must hold no credential: give it "
+    "`permissions: {}`, no `id-token: write`, no `env:` or `with:` carrying a token or a "
+    "secret, and check out with `persist-credentials: false`; post results from the separate "
+    "publish job (see docs/action.md)"
+)
+
+
+def held_credentials(env: Mapping[str, str], *checkouts: Path) -> list[str]:
+    """What makes this job hold a credential; names only, never values."""
+    found = [f"{name} is set (id-token: write)" for name in OIDC_VARIABLES if env.get(name)]
+    for name, value in sorted(env.items()):
+        if name in OIDC_VARIABLES or not value:
+            continue
+        if _TOKEN_NAME.search(name):
+            found.append(f"{name} is set")
+        elif _TOKEN_VALUE.search(value):
+            found.append(f"{name} holds what looks like a GitHub token")
+    for checkout in dict.fromkeys(checkouts):
+        config = checkout / ".git" / "config"
+        try:
+            text = config.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = ""
+        if _PERSISTED_CREDENTIALS.search(text):
+            found.append(f"{config} holds persisted credentials (persist-credentials: false)")
+    return found
+
+
+def check_credentials(env: Mapping[str, str], *checkouts: Path) -> None:
+    found = held_credentials(env, *checkouts)
+    if found:
+        raise ConfigError("refusing to run with credentials: " + "; ".join(found), hint=FIX_HINT)
+
+
+def check_pull_image(image: str) -> str:
+    """The image reference for the opt-in pull: ``name@sha256:<64 hex>``, never a tag."""
+    if not re.fullmatch(DIGEST_IMAGE_PATTERN, image):
+        raise ConfigError(
+            f"pull-image-digest needs a digest-pinned image, got {image[:120]!r}",
+            hint="write image: name@sha256:<64 hex digits> (a tag can be moved; a digest cannot)",
+        )
+    return image
+
+
+def verifier_argv(settings: VerifySettings, out: Path) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "verify_pr.verify.cli",
+        "run",
+        "--repo",
+        str(settings.repo),
+        "--image",
+        settings.image,
+        "--runner",
+        settings.runner,
+        "--out",
+        str(out),
+        "--timeout",
+        str(settings.timeout),
+        "--max-output",
+        str(settings.max_output),
+    ]
+
+
+def render_summary(verdict: VerdictFile) -> str:
+    """The job summary: verdict, counts, failing tests; every PR string escaped."""
+    meaning = {
+        Verdict.PASS: "the suite ran in the sandbox and its report shows no failure",
+        Verdict.FAIL: "the report shows failing tests",
+        Verdict.NOT_PROVEN: "the run does not support a verdict either way",
+        Verdict.BLOCKED: "the sandbox could not run; this says nothing about the PR",
+    }[verdict.verdict]
+    lines = [
+        f"## verify-pr: {verdict.verdict.value.replace('_', ' ')}",
+        "",
+        f"{meaning}.",
+        "",
+        f"Runner: {escape_inline(verdict.runner)} "
+        f"{escape_inline(verdict.runner_version or '')}".rstrip(),
+        f"Sandbox status: {verdict.sandbox.status.value}",
+        "",
+    ]
+    if verdict.totals is not None:
+        t = verdict.totals
+        lines.append(
+            table(
+                ("total", "passed", "failed", "errors", "skipped"),
+                [(str(t.total), str(t.passed), str(t.failed), str(t.error), str(t.skipped))],
+            )
+        )
+    if verdict.reasons:
+        lines += ["### Reasons", ""] + [f"- {escape_inline(r)}" for r in verdict.reasons] + [""]
+    failing = [c for c in verdict.testcases if c.status in (TestStatus.FAILED, TestStatus.ERROR)]
+    if failing:
+        rows = [
+            (c.name, c.file or "", str(c.line or ""), (c.message or "")[:300])
+            for c in failing[:SUMMARY_MAX_FAILING]
+        ]
+        lines += ["### Failing tests", "", table(("test", "file", "line", "message"), rows)]
+        if len(failing) > SUMMARY_MAX_FAILING:
+            lines.append(f"… and {len(failing) - SUMMARY_MAX_FAILING} more.")
+    return "\n".join(lines) + "\n"
+
+
+def _print_untrusted(io: ActionsIO, title: str, data: bytes) -> None:
+    text = data[:LOG_OUTPUT_MAX_BYTES].decode("utf-8", "replace")
+    io.stream.write(f"verify-pr: {title} (untrusted; workflow commands are off):\n")
+    with io.untrusted_log() as write:
+        write(text)
+
+
+def run(env: Mapping[str, str], stream: TextIO) -> int:
+    """The step: refuse credentials, run the verifier, report; returns the exit code."""
+    settings = VerifySettings.from_env(env)
+    check_credentials(env, Path(settings.workspace), settings.repo)
+    match settings.mode:
+        case Mode.RUN:
+            pass
+        case Mode.COMPARE:
+            raise ConfigError(
+                "mode compare is not available yet (it needs `verify-pr compare`)",
+                hint="use mode: run",
+            )
+        case _ as unreachable:
+            assert_never(unreachable)
+    io = ActionsIO.from_env(env, stream)
+    out = Path(settings.runner_temp) / f"verify-pr-out-{secrets.token_hex(8)}"
+    done = subprocess.run(
+        verifier_argv(settings, out), capture_output=True, check=False, env=dict(env)
+    )
+    _print_untrusted(io, "verifier messages", done.stdout + done.stderr)
+    if done.returncode == EXIT_REFUSED:
+        io.set_output("status", "refused")
+        raise ConfigError(
+            "verify-pr run refused its inputs", hint="see the verifier messages above"
+        )
+    if done.returncode not in VERIFIER_EXIT_VERDICTS:
+        io.set_output("status", "crashed")
+        raise SandboxBlocked(
+            f"verify-pr run exited {done.returncode} without a verdict",
+            hint="see the verifier messages above",
+        )
+    try:
+        verdict = VerdictFile.model_validate_json((out / "verdict.json").read_bytes())
+    except (OSError, ValidationError) as exc:
+        raise SandboxBlocked(f"the verifier wrote no valid verdict.json: {exc}") from exc
+    output = out / "output.txt"
+    if output.is_file():
+        _print_untrusted(io, "the check's output", output.read_bytes())
+    io.append_summary(fit_markdown(render_summary(verdict), 1 << 19)[0])
+    io.set_output("verdict", verdict.verdict.value)
+    io.set_output("status", verdict.sandbox.status.value)
+    io.set_output("out-dir", str(out))
+    print(f"verify-pr: verdict {verdict.verdict.value}; files in {out}", file=stream)
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    environ = os.environ if env is None else env
+    try:
+        if args == ["check-pull"]:
+            print(check_pull_image(read_input(environ, "image")))
+            return EXIT_OK
+        if args:
+            raise ConfigError(f"unknown arguments {args!r}")
+        return run(environ, sys.stdout)
+    except SandboxBlocked as exc:
+        print(f"::error title=verify-pr::{_command_text(exc.diagnostics())}", flush=True)
+        return EXIT_CRASHED
+    except VerifyPrError as exc:
+        print(f"::error title=verify-pr refused::{_command_text(exc.diagnostics())}", flush=True)
+        return EXIT_REFUSED
+
+
+def _command_text(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

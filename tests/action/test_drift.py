@@ -1,0 +1,76 @@
+"""action.yml inputs, the settings models, the docs and the lock file stay in step."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+
+from tests.action.helpers import EXAMPLES, PUBLISH_ACTION, ROOT, VERIFY_ACTION, load
+from verify_pr.github.settings import Settings, VerifySettings
+
+RUNNER_FIELDS = {"workspace", "runner_temp"}
+DOC = (ROOT / "docs" / "action.md").read_text(encoding="utf-8")
+
+
+def _doc_inputs(section: str) -> set[str]:
+    body = DOC.split(section, 1)[1].split("\n## ", 1)[0]
+    return set(re.findall(r"^\| `([a-z-]+)` \|", body, re.MULTILINE))
+
+
+def test_verify_inputs_match_settings_and_docs() -> None:
+    inputs = set(load(VERIFY_ACTION)["inputs"])
+    fields = {f.replace("_", "-") for f in VerifySettings.model_fields} - {
+        f.replace("_", "-") for f in RUNNER_FIELDS
+    }
+    assert inputs == fields
+    assert inputs == _doc_inputs("## Inputs of the verify action")
+
+
+def test_every_verify_input_reaches_the_step_through_env() -> None:
+    (step,) = [s for s in load(VERIFY_ACTION)["runs"]["steps"] if s.get("id") == "verify"]
+    for name in load(VERIFY_ACTION)["inputs"]:
+        assert step["env"][f"INPUT_{name.upper()}"] == f"${{{{ inputs.{name} }}}}"
+
+
+def test_publish_inputs_match_settings_and_docs() -> None:
+    inputs = set(load(PUBLISH_ACTION)["inputs"])
+    fields = {"github-token", "check-name", "artifact-name", "protected-paths"}
+    assert {"token", "check_name", "artifact_name", "protected_paths"} <= set(Settings.model_fields)
+    assert inputs == fields == _doc_inputs("## Inputs of the publish action")
+    (step,) = [s for s in load(PUBLISH_ACTION)["runs"]["steps"] if "verify_pr.publish" in s["run"]]
+    assert {f"INPUT_{name.upper()}" for name in inputs} == set(step["env"])
+
+
+def test_outputs_are_documented() -> None:
+    for name in load(VERIFY_ACTION)["outputs"]:
+        assert f"`{name}`" in DOC
+
+
+def test_docs_embed_the_example_files_verbatim() -> None:
+    for example in EXAMPLES:
+        assert f"```yaml\n{example.read_text(encoding='utf-8')}```" in DOC, example.name
+
+
+def test_lock_covers_the_runtime_dependencies() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    lock = (ROOT / "requirements" / "action.txt").read_text(encoding="utf-8")
+    pinned = dict(re.findall(r"^([A-Za-z0-9_.-]+)==(\S+) \\$", lock, re.MULTILINE))
+    normal = {k.lower().replace("_", "-"): v for k, v in pinned.items()}
+    for requirement in project["dependencies"]:
+        name, version = requirement.split("==")
+        assert normal.get(name.lower()) == version, requirement
+    build = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["build-system"]
+    for requirement in build["requires"]:
+        name, version = requirement.split("==")
+        assert normal.get(name.lower()) == version, requirement
+    # every pinned package carries at least one sha256 hash
+    blocks = re.split(r"\n(?=[A-Za-z0-9])", lock.split("\n", 4)[-1])
+    for block in blocks:
+        if "==" in block:
+            assert "--hash=sha256:" in block, block.split("\n", 1)[0]
+
+
+def test_install_is_hash_checked() -> None:
+    script = (ROOT / "scripts" / "action_install.sh").read_text(encoding="utf-8")
+    assert "--require-hashes" in script and "--only-binary :all:" in script
+    assert "--no-deps" in script and "--no-index" in script

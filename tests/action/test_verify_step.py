@@ -1,0 +1,181 @@
+"""The verify step without Docker: credential refusal, modes, the image pull check, the summary,
+and untrusted output kept away from workflow commands."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from tests.action.test_publish_hostile import HOSTILE_NAME, verdict_file
+from verify_pr import action
+from verify_pr.errors import ConfigError
+from verify_pr.github.actions_io import ActionsIO
+from verify_pr.github.settings import VerifySettings
+from verify_pr.models.report import TestCase, TestStatus
+from verify_pr.models.verdict import Verdict
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "temp").mkdir()
+    for name in ("out", "summary"):
+        (tmp_path / name).touch()
+    return {
+        "INPUT_IMAGE": "verify-pr-python:local",
+        "GITHUB_WORKSPACE": str(tmp_path / "ws"),
+        "RUNNER_TEMP": str(tmp_path / "temp"),
+        "GITHUB_OUTPUT": str(tmp_path / "out"),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary"),
+        "PATH": "/usr/bin:/bin",
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("ACTIONS_ID_TOKEN_REQUEST_URL", "https://token.actions.example/x"),
+        ("ACTIONS_ID_TOKEN_REQUEST_TOKEN", "eyJ"),
+        ("GITHUB_TOKEN", "ghs_x"),
+        ("GH_TOKEN", "ghp_x"),
+        ("NPM_TOKEN", "x"),
+        ("DEPLOY_SECRET", "x"),
+        ("INPUT_GITHUB-TOKEN", "x"),
+        ("SOMETHING", "ghp_" + "a" * 36),
+    ],
+)
+def test_credentials_in_the_job_are_refused(env: dict[str, str], name: str, value: str) -> None:
+    env[name] = value
+    stream = io.StringIO()
+    with pytest.raises(ConfigError, match="refusing to run with credentials") as caught:
+        action.run(env, stream)
+    assert value not in caught.value.diagnostics() or len(value) < 3
+    assert "permissions: {}" in caught.value.diagnostics()
+    assert Path(env["GITHUB_OUTPUT"]).read_text() == ""
+
+
+def test_persisted_checkout_credentials_are_refused(env: dict[str, str]) -> None:
+    git = Path(env["GITHUB_WORKSPACE"]) / ".git"
+    git.mkdir()
+    (git / "config").write_text(
+        '[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic eA==\n'
+    )
+    with pytest.raises(ConfigError, match="persist-credentials"):
+        action.run(env, io.StringIO())
+
+
+def test_main_maps_a_refusal_to_exit_2_with_an_encoded_error(
+    env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    env["GITHUB_TOKEN"] = "ghs_x"
+    assert action.main([], env) == action.EXIT_REFUSED
+    out = capsys.readouterr().out
+    assert out.startswith("::error title=verify-pr refused::") and out.count("\n") == 1
+
+
+def test_compare_mode_is_refused_clearly(env: dict[str, str]) -> None:
+    env["INPUT_MODE"] = "compare"
+    with pytest.raises(ConfigError, match="compare is not available yet"):
+        action.run(env, io.StringIO())
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("INPUT_MODE", "other"),
+        ("INPUT_TIMEOUT", "0"),
+        ("INPUT_TIMEOUT", "ten"),
+        ("INPUT_RUNNER", "mocha"),
+        ("INPUT_PULL-IMAGE-DIGEST", "yes"),
+        ("INPUT_PATH", "../x"),
+        ("INPUT_RETENTION-DAYS", "91"),
+        ("INPUT_IMAGE", "-rm"),
+    ],
+)
+def test_bad_inputs_are_config_errors(env: dict[str, str], name: str, value: str) -> None:
+    env[name] = value
+    with pytest.raises(ConfigError):
+        VerifySettings.from_env(env).repo  # noqa: B018
+
+
+@pytest.mark.parametrize(
+    "image",
+    [
+        "ghcr.io/o/img@sha256:" + "a" * 64,
+        "registry.example:5000/team/img@sha256:" + "0" * 64,
+    ],
+)
+def test_pull_accepts_digests(image: str) -> None:
+    assert action.check_pull_image(image) == image
+
+
+@pytest.mark.parametrize(
+    "image",
+    [
+        "ghcr.io/o/img:latest",
+        "ghcr.io/o/img:1.0@sha256:" + "a" * 64,
+        "img@sha256:" + "a" * 63,
+        "img@sha256:" + "A" * 64,
+        "img",
+        "--all-tags@sha256:" + "a" * 64,
+    ],
+)
+def test_pull_refuses_tags(image: str) -> None:
+    with pytest.raises(ConfigError, match="digest"):
+        action.check_pull_image(image)
+
+
+def test_summary_escapes_pr_strings() -> None:
+    case = TestCase.build(
+        name=HOSTILE_NAME,
+        classname=None,
+        file="t.py",
+        line=2,
+        status=TestStatus.FAILED,
+        message="@admin <script>",
+    )
+    text = action.render_summary(verdict_file(Verdict.FAIL, (case,)))
+    assert "verify-pr: FAIL" in text
+    assert "@octocat" not in text and "@admin" not in text and "<script>" not in text
+    assert "(https://evil" not in text
+
+
+def test_untrusted_output_cannot_issue_commands(tmp_path: Path) -> None:
+    stream = io.StringIO()
+    io_ = ActionsIO(output_path=tmp_path / "o", summary_path=tmp_path / "s", stream=stream)
+    action._print_untrusted(io_, "output", b"::set-env name=X::y\n::add-mask::z\n")
+    lines = stream.getvalue().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("::stop-commands::"))
+    token = lines[start].removeprefix("::stop-commands::")
+    end = lines.index(f"::{token}::")
+    assert start < lines.index("::set-env name=X::y") < end
+    assert len(token) == 32
+
+
+@pytest.mark.parametrize(
+    ("verifier_exit", "step_exit"),
+    [(0, action.EXIT_OK), (2, action.EXIT_REFUSED), (70, action.EXIT_CRASHED)],
+)
+def test_exit_code_table(
+    env: dict[str, str], monkeypatch: pytest.MonkeyPatch, verifier_exit: int, step_exit: int
+) -> None:
+    import subprocess
+
+    def fake_verifier(argv: list[str], **_: object) -> subprocess.CompletedProcess[bytes]:
+        out = Path(argv[argv.index("--out") + 1])
+        if verifier_exit == 0:
+            out.mkdir()
+            v = verdict_file()
+            (out / "verdict.json").write_text(v.model_dump_json())
+            (out / "output.txt").write_text("::warning::from the PR\n")
+        return subprocess.CompletedProcess(argv, verifier_exit, b"", b"")
+
+    monkeypatch.setattr(action.subprocess, "run", fake_verifier)
+    assert action.main([], env) == step_exit
+    outputs = Path(env["GITHUB_OUTPUT"]).read_text()
+    if step_exit == action.EXIT_OK:
+        assert "verdict<<" in outputs and "\nPASS\n" in outputs
+    else:
+        assert "verdict<<" not in outputs
