@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The main job on a built-in default: set up, then run the sample repo's check in the
-# sandbox on the minimal image and print what the host wrote.
+# The main job on built-in defaults: set up, run the sample repo's check in the sandbox on
+# the minimal image, then verify the sample pytest project's suite in the python image.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=lib/docker-daemon.sh
@@ -9,7 +9,7 @@ trap vpr_stop_daemon EXIT
 
 vpr_install_packages
 vpr_start_daemon
-python3 "$root/tests/images/build.py" minimal
+python3 "$root/tests/images/build.py" minimal python
 vpr_venv "$root"
 out=$(mktemp -d)
 rc=0
@@ -19,4 +19,12 @@ echo "--- $out/result.json (runner exit $rc)"
 cat "$out/result.json"
 echo "--- $out/output.txt"
 cat "$out/output.txt"
-exit "$rc"
+[ "$rc" -eq 0 ] || exit "$rc"
+
+echo "--- the verifier: examples/sample-pytest's suite in the sandbox, judged from its report"
+vout=$(mktemp -d)
+vrc=0
+"$root/.venv/bin/verify-pr" run --repo "$root/examples/sample-pytest" --image verify-pr-python:local \
+  --out "$vout" --timeout 120 || vrc=$?
+echo "--- verify-pr exit $vrc; files in $vout: $(ls "$vout" | tr '\n' ' ')"
+exit "$vrc"
