@@ -11,10 +11,12 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from verify_pr.models.compare import CompareResult
 from verify_pr.models.sandbox import SandboxResult
 
 SCHEMAS: dict[str, type[BaseModel]] = {
     "result.schema.json": SandboxResult,
+    "verify-pr-result.schema.json": CompareResult,
 }
 
 
