@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from verify_pr.models.compare import CompareResult
 from verify_pr.models.report import TestReport
 from verify_pr.models.sandbox import SandboxResult
 from verify_pr.models.verdict import VerdictFile
@@ -19,6 +20,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "result.schema.json": SandboxResult,
     "verdict.schema.json": VerdictFile,
     "report.schema.json": TestReport,
+    "verify-pr-result.schema.json": CompareResult,
 }
 
 

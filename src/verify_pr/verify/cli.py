@@ -1,6 +1,7 @@
 """verify-pr: run a PR's tests in the sandbox and give a verdict from the report only.
 
-Exit codes: 0 PASS, 1 FAIL, 4 NOT PROVEN, 3 BLOCKED, 2 usage or refused input.
+run:     exit codes 0 PASS, 1 FAIL, 4 NOT PROVEN, 3 BLOCKED, 2 usage or refused input.
+compare: exit codes 0 VERIFIED, 4 NOT PROVEN, 3 BLOCKED, 2 usage or refused input.
 """
 
 from __future__ import annotations
@@ -14,11 +15,21 @@ from pathlib import Path
 from typing import NoReturn, assert_never
 
 from verify_pr.errors import InputRefused, SandboxBlocked, VerifyPrError
+from verify_pr.models.compare import CompareVerdict
 from verify_pr.models.verdict import Verdict, VerdictFile
 
 EXIT_CODES = {Verdict.PASS: 0, Verdict.FAIL: 1, Verdict.BLOCKED: 3, Verdict.NOT_PROVEN: 4}
+COMPARE_EXIT_CODES = {
+    CompareVerdict.VERIFIED: 0,
+    CompareVerdict.BLOCKED: 3,
+    CompareVerdict.NOT_PROVEN: 4,
+}
 EXIT_USAGE = 2
 VERDICT_FILE = "verdict.json"
+COMPARE_FILE = "verify-pr-result.json"
+COMPARE_SUMMARY = "compare_summary.md"
+COMPARE_OUT = frozenset({COMPARE_FILE, COMPARE_SUMMARY, "base", "head"})
+MAX_EVENT_BYTES = 25 << 20
 RUNNERS = ("auto", "pytest", "jest", "vitest", "bun")
 
 
@@ -44,6 +55,23 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--report-format", choices=("junit", "jest-json"))
     run.add_argument("--timeout", default="600", help="seconds, 1..3600")
     run.add_argument("--max-output", default="1048576", help="bytes, 1..1048576")
+    cmp = sub.add_parser(
+        "compare", help="run the suite on base and on head and compare", allow_abbrev=False
+    )
+    cmp.add_argument("--git", required=True, help="local git repository holding both commits")
+    cmp.add_argument("--base", help="base commit id (40 or 64 hex)")
+    cmp.add_argument("--head", help="head commit id (40 or 64 hex)")
+    cmp.add_argument("--event", help="GitHub pull_request event file (base and head from it)")
+    cmp.add_argument("--image", required=True, help="local image holding the runner and deps")
+    cmp.add_argument("--runner", default="auto", choices=RUNNERS)
+    cmp.add_argument("--out", help="new or empty folder for the files (default: a temp dir)")
+    cmp.add_argument(
+        "--strict-harness",
+        action="store_true",
+        help="run head's tests with base's versions of the harness files the PR changes",
+    )
+    cmp.add_argument("--timeout", default="600", help="seconds per run, 1..3600")
+    cmp.add_argument("--max-output", default="1048576", help="bytes, 1..1048576")
     return p
 
 
@@ -69,6 +97,8 @@ def _main(argv: list[str]) -> int:
     from verify_pr.verify.suite import plan_custom, plan_detected, run_suite
 
     ns = build_parser().parse_args(argv)
+    if ns.mode == "compare":
+        return _compare(ns)
     repo = check_repo(ns.repo, os.environ.get("HOME"))
     out_arg = ns.out or tempfile.mkdtemp(prefix="verify-pr-")
     out = check_out(out_arg, repo, OUT_FILES | {VERDICT_FILE})
@@ -87,6 +117,83 @@ def _main(argv: list[str]) -> int:
     write_all(out, outcome.verdict, outcome.run.output, outcome.run.report)
     print(summary(outcome.verdict, out))
     return EXIT_CODES[outcome.verdict.verdict]
+
+
+def read_event(path: str) -> tuple[str, str]:
+    """pull_request.base.sha and pull_request.head.sha from a GitHub event file."""
+    import json
+
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_EVENT_BYTES + 1)
+    except OSError as exc:
+        raise InputRefused(f"--event {path!r} cannot be read: {exc.strerror}") from None
+    if len(data) > MAX_EVENT_BYTES:
+        raise InputRefused("--event file is too large")
+    try:
+        event = json.loads(data)
+        pr = event["pull_request"]
+        base, head = pr["base"]["sha"], pr["head"]["sha"]
+    except (ValueError, KeyError, TypeError):
+        raise InputRefused(
+            "--event is not a pull_request event with pull_request.base.sha and .head.sha"
+        ) from None
+    if not isinstance(base, str) or not isinstance(head, str):
+        raise InputRefused("--event: base.sha and head.sha must be strings")
+    return base, head
+
+
+def _compare(ns: argparse.Namespace) -> int:
+    from verify_pr.git import check_commit
+    from verify_pr.sandbox.cli import (
+        MAX_OUTPUT_RANGE,
+        TIMEOUT_RANGE,
+        check_image,
+        parse_number,
+    )
+    from verify_pr.sandbox.guard import check_out
+    from verify_pr.verify.compare import CompareRequest, run_compare, summary_markdown
+
+    if ns.event is not None and (ns.base is not None or ns.head is not None):
+        raise InputRefused("--event excludes --base and --head")
+    if ns.event is None and (ns.base is None or ns.head is None):
+        raise InputRefused("give --base and --head, or --event")
+    base, head = read_event(ns.event) if ns.event else (ns.base, ns.head)
+    base, head = check_commit(base, "--base"), check_commit(head, "--head")
+    if base == head:
+        raise InputRefused("--base and --head are the same commit: nothing to compare")
+    git_dir = Path(ns.git)
+    if not git_dir.is_dir():
+        raise InputRefused(f"--git {ns.git!r} is not a directory")
+    out_arg = ns.out or tempfile.mkdtemp(prefix="verify-pr-compare-")
+    out = check_out(out_arg, git_dir.resolve(), COMPARE_OUT)
+    for side in ("base", "head"):
+        if (out / side).is_symlink() or ((out / side).exists() and not (out / side).is_dir()):
+            raise InputRefused(f"--out {side} is not a plain directory")
+    request = CompareRequest(
+        git_dir=git_dir,
+        base_sha=base,
+        head_sha=head,
+        image=check_image(ns.image),
+        runner=ns.runner,
+        timeout_s=parse_number("--timeout", ns.timeout, 600, TIMEOUT_RANGE),
+        max_output=parse_number("--max-output", ns.max_output, 1 << 20, MAX_OUTPUT_RANGE),
+        strict_harness=ns.strict_harness,
+    )
+    from verify_pr.sandbox.out_files import write_atomic
+
+    (out / COMPARE_FILE).unlink(missing_ok=True)
+    (out / COMPARE_SUMMARY).unlink(missing_ok=True)
+    run = run_compare(request)
+    for side, outcome in (("base", run.base), ("head", run.head)):
+        write_all(out / side, outcome.verdict, outcome.run.output, outcome.run.report)
+    body = run.result.model_dump_json(indent=2).encode() + b"\n"
+    write_atomic(out, COMPARE_FILE, body)
+    markdown = summary_markdown(run.result)
+    write_atomic(out, COMPARE_SUMMARY, markdown.encode())
+    print(markdown)
+    print(f"files: {out}")
+    return COMPARE_EXIT_CODES[run.result.verdict]
 
 
 def write_all(out: Path, verdict: VerdictFile, output: bytes, report: bytes | None) -> None:

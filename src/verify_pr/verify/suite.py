@@ -35,6 +35,8 @@ class SuitePlan:
 class SuiteOutcome:
     verdict: VerdictFile
     run: SandboxRun
+    report: TestReport | None = None  # the parsed report, when there was a usable one
+    tamper: tuple[str, ...] = ()  # the runners' tamper signals for this tree
 
 
 def new_report_path(suffix: str) -> str:
@@ -77,6 +79,10 @@ def _parse(plan: SuitePlan, data: bytes) -> TestReport:
     raise ReportError(f"no parser for {plan.parse_name}")
 
 
+def tamper_signals(tree: Path, plan: SuitePlan) -> list[str]:
+    return _tamper(tree, plan)
+
+
 def _tamper(tree: Path, plan: SuitePlan) -> list[str]:
     from verify_pr.runners.detect import all_runners
 
@@ -99,7 +105,8 @@ def run_suite(
             report = _parse(plan, run.report)
         except ReportError as exc:
             report_error = exc.diagnostics()
-    judgement = judge(run.result, run.output, report, report_error, _tamper(tree, plan))
+    tamper = _tamper(tree, plan)
+    judgement = judge(run.result, run.output, report, report_error, tamper)
     reasons = tuple(r[:REASON_MAX_CHARS] for r in judgement.reasons[:MAX_REASONS])
     verdict = VerdictFile(
         verdict=judgement.verdict,
@@ -111,4 +118,4 @@ def run_suite(
         testcases=report.testcases if report else (),
         sandbox=run.result,
     )
-    return SuiteOutcome(verdict, run)
+    return SuiteOutcome(verdict, run, report, tuple(tamper))

@@ -1,0 +1,74 @@
+"""verify-pr-result.json: what ``verify-pr compare`` concludes from a base run and a head run."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated
+
+from pydantic import Field
+
+from verify_pr.models.base import BoundaryModel
+from verify_pr.models.report import IdText, PathText, TestStatus
+from verify_pr.models.verdict import REASON_MAX_CHARS, VerdictFile
+
+MAX_TRANSITIONS = 20_000
+MAX_HARNESS_FILES = 1_000
+MAX_COMPARE_REASONS = 30
+
+
+class Transition(StrEnum):
+    """What the PR did to one test (paired by TestCase.id, worst status per id)."""
+
+    FAIL_TO_PASS = "FAIL_TO_PASS"  # noqa: S105 (a transition, not a password)
+    PASS_TO_PASS = "PASS_TO_PASS"  # noqa: S105
+    PASS_TO_FAIL = "PASS_TO_FAIL"  # noqa: S105
+    FAIL_TO_FAIL = "FAIL_TO_FAIL"
+    ADDED = "ADDED"  # head only
+    REMOVED = "REMOVED"  # base only
+    SKIPPED = "SKIPPED"  # skipped on either side
+
+
+class CompareVerdict(StrEnum):
+    """VERIFIED needs every piece of evidence; BLOCKED is not a verdict on the PR."""
+
+    VERIFIED = "VERIFIED"
+    NOT_PROVEN = "NOT_PROVEN"
+    BLOCKED = "BLOCKED"
+
+
+class TestTransition(BoundaryModel):
+    __test__ = False
+
+    id: IdText
+    base: TestStatus | None
+    head: TestStatus | None
+    transition: Transition
+
+
+class TransitionCounts(BoundaryModel):
+    fail_to_pass: Annotated[int, Field(ge=0)]
+    pass_to_pass: Annotated[int, Field(ge=0)]
+    pass_to_fail: Annotated[int, Field(ge=0)]
+    fail_to_fail: Annotated[int, Field(ge=0)]
+    added: Annotated[int, Field(ge=0)]
+    removed: Annotated[int, Field(ge=0)]
+    skipped: Annotated[int, Field(ge=0)]
+
+
+CompareReason = Annotated[str, Field(max_length=REASON_MAX_CHARS)]
+CommitId = Annotated[str, Field(pattern=r"^([0-9a-f]{40}|[0-9a-f]{64})$")]
+
+
+class CompareResult(BoundaryModel):
+    """The comparison file (schema: schema/verify-pr-result.schema.json)."""
+
+    verdict: CompareVerdict
+    reasons: Annotated[tuple[CompareReason, ...], Field(max_length=MAX_COMPARE_REASONS)]
+    base_sha: CommitId
+    head_sha: CommitId
+    strict_harness: bool
+    harness_files_changed: Annotated[tuple[PathText, ...], Field(max_length=MAX_HARNESS_FILES)]
+    counts: TransitionCounts
+    transitions: Annotated[tuple[TestTransition, ...], Field(max_length=MAX_TRANSITIONS)]
+    base: VerdictFile
+    head: VerdictFile

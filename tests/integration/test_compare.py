@@ -1,0 +1,230 @@
+"""verify-pr compare end to end: fixture git repos built here, real containers on base and head."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import require_docker
+from tests.git_helpers import checkout, commit, init_repo
+from verify_pr.models.compare import CompareResult
+from verify_pr.verify import cli
+
+IMAGE = "verify-pr-python:local"
+
+BUGGY = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
+FIXED = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
+FIXED_BUT_BREAKS_MUL = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return 0\n"
+TESTS = (
+    "from calc import add, mul\n\n\n"
+    "def test_add():\n    assert add(2, 3) == 5\n\n\n"
+    "def test_mul():\n    assert mul(2, 3) == 6\n"
+)
+ONLY_MUL = "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"
+FORCE_PASS_CONFTEST = """import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    report.outcome = "passed"
+    report.longrepr = None
+"""
+HOSTILE_TESTS = (
+    TESTS
+    + """
+
+import atexit, glob, os, socket
+
+def _forge():
+    xml = ('<testsuites name="pytest tests"><testsuite name="pytest" tests="2">'
+           '<testcase classname="test_calc" name="test_add" file="test_calc.py"/>'
+           '<testcase classname="test_calc" name="test_mul" file="test_calc.py"/>'
+           '</testsuite></testsuites>')
+    for path in glob.glob("/work/vpr-report-*") + ["/work/vpr-report-" + "0" * 32 + ".xml"]:
+        try:
+            open(path, "w").write(xml)
+        except OSError:
+            pass
+    print("\\nVPR1 " + "0" * 32 + " RC 0 none 0\\nVPR1 " + "0" * 32 + " END", flush=True)
+
+atexit.register(_forge)
+try:
+    socket.create_connection(("1.1.1.1", 80), timeout=2)
+    print("NETWORK-REACHED")
+except OSError:
+    pass
+print("TOKEN=" + os.environ.get("GITHUB_TOKEN", "absent"))
+"""
+)
+
+
+@dataclass
+class Shas:
+    repo: Path
+    base: str  # add() is wrong: test_add fails, test_mul passes
+    fix: str  # add() fixed
+    deletes_test: str  # test_add deleted instead of fixing
+    noop: str  # on top of fix: a change that keeps everything green
+    breaks_other: str  # add() fixed, mul() broken
+    conftest_trick: str  # only a conftest.py forcing every test to pass
+    hostile: str  # network, token, forged sentinel and forged report
+
+
+@pytest.fixture(scope="module")
+def shas(tmp_path_factory: pytest.TempPathFactory) -> Shas:
+    require_docker(IMAGE)
+    repo = init_repo(tmp_path_factory.mktemp("compare") / "repo")
+    base = commit(repo, {"pytest.ini": "[pytest]\n", "calc.py": BUGGY, "test_calc.py": TESTS})
+    fix = commit(repo, {"calc.py": FIXED}, "fix add")
+    noop = commit(repo, {"calc.py": FIXED + "\n# tidy\n"}, "tidy")
+    heads = {}
+    for name, files in (
+        ("deletes_test", {"test_calc.py": ONLY_MUL}),
+        ("breaks_other", {"calc.py": FIXED_BUT_BREAKS_MUL}),
+        ("conftest_trick", {"conftest.py": FORCE_PASS_CONFTEST}),
+        ("hostile", {"test_calc.py": HOSTILE_TESTS}),
+    ):
+        checkout(repo, base)
+        heads[name] = commit(repo, files, name)
+    return Shas(repo, base, fix, noop=noop, **heads)
+
+
+def compare(tmp_path: Path, repo: Path, *args: str) -> tuple[int, CompareResult, str]:
+    out = tmp_path / "out"
+    code = cli.main(
+        [
+            "compare",
+            "--git",
+            str(repo),
+            "--image",
+            IMAGE,
+            "--out",
+            str(out),
+            "--timeout",
+            "60",
+            *list(args),
+        ]
+    )
+    result = CompareResult.model_validate_json((out / "verify-pr-result.json").read_text())
+    summary = (out / "compare_summary.md").read_text()
+    return code, result, summary
+
+
+def _by_id(result: CompareResult) -> dict[str, str]:
+    return {t.id.split("::")[-1]: t.transition.value for t in result.transitions}
+
+
+def test_real_fix_from_event_file_is_verified(shas: Shas, tmp_path: Path) -> None:
+    event: dict[str, Any] = {
+        "action": "synchronize",
+        "pull_request": {"base": {"sha": shas.base}, "head": {"sha": shas.fix}},
+    }
+    (tmp_path / "event.json").write_text(json.dumps(event))
+    code, result, summary = compare(tmp_path, shas.repo, "--event", str(tmp_path / "event.json"))
+    assert (code, result.verdict) == (0, "VERIFIED"), result.reasons
+    assert _by_id(result) == {"test_add": "FAIL_TO_PASS", "test_mul": "PASS_TO_PASS"}
+    assert result.base.verdict == "FAIL" and result.head.verdict == "PASS"
+    assert result.harness_files_changed == ()
+    assert summary.startswith("## verify-pr compare: VERIFIED")
+    assert {p.name for p in (tmp_path / "out").iterdir()} == {
+        "verify-pr-result.json",
+        "compare_summary.md",
+        "base",
+        "head",
+    }
+
+
+def test_mutation_swapping_base_and_head_is_not_verified(shas: Shas, tmp_path: Path) -> None:
+    code, result, _ = compare(tmp_path, shas.repo, "--base", shas.fix, "--head", shas.base)
+    assert (code, result.verdict) == (4, "NOT_PROVEN")
+    assert _by_id(result)["test_add"] == "PASS_TO_FAIL"
+
+
+def test_deleting_the_failing_test_is_not_proven(shas: Shas, tmp_path: Path) -> None:
+    code, result, summary = compare(
+        tmp_path, shas.repo, "--base", shas.base, "--head", shas.deletes_test
+    )
+    assert (code, result.verdict) == (4, "NOT_PROVEN")
+    assert _by_id(result) == {"test_add": "REMOVED", "test_mul": "PASS_TO_PASS"}
+    assert any("gone on head" in r for r in result.reasons)
+    assert "REMOVED" in summary
+
+
+def test_check_that_passes_on_base_too_is_not_proven(shas: Shas, tmp_path: Path) -> None:
+    code, result, _ = compare(tmp_path, shas.repo, "--base", shas.fix, "--head", shas.noop)
+    assert (code, result.verdict) == (4, "NOT_PROVEN")
+    assert set(_by_id(result).values()) == {"PASS_TO_PASS"}
+    assert any("does not show what the PR fixes" in r for r in result.reasons)
+
+
+def test_breaking_another_test_is_not_proven(shas: Shas, tmp_path: Path) -> None:
+    code, result, _ = compare(tmp_path, shas.repo, "--base", shas.base, "--head", shas.breaks_other)
+    assert (code, result.verdict) == (4, "NOT_PROVEN")
+    assert _by_id(result) == {"test_add": "FAIL_TO_PASS", "test_mul": "PASS_TO_FAIL"}
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["plain", "strict-harness"])
+def test_conftest_trick_is_not_verified(shas: Shas, tmp_path: Path, strict: bool) -> None:
+    args = ["--base", shas.base, "--head", shas.conftest_trick]
+    code, result, summary = compare(
+        tmp_path, shas.repo, *args, *(["--strict-harness"] if strict else [])
+    )
+    assert (code, result.verdict) == (4, "NOT_PROVEN")
+    assert result.harness_files_changed == ("conftest.py",)
+    assert "conftest.py" in summary
+    if strict:
+        # head ran with base's harness: the conftest was removed and the test still fails
+        assert _by_id(result)["test_add"] == "FAIL_TO_FAIL"
+    else:
+        # the trick worked inside the run, and the comparison still refuses it
+        assert _by_id(result)["test_add"] == "FAIL_TO_PASS"
+        assert any("judge it" in r for r in result.reasons)
+
+
+def test_hostile_pr_is_not_verified(
+    shas: Shas, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_host_secret_must_not_leak")
+    code, result, _ = compare(tmp_path, shas.repo, "--base", shas.base, "--head", shas.hostile)
+    assert (code, result.verdict) == (4, "NOT_PROVEN")
+    output = (tmp_path / "out" / "head" / "output.txt").read_bytes()
+    assert b"NETWORK-REACHED" not in output
+    assert b"ghp_host_secret" not in output
+    assert result.head.sandbox.status == "COMPLETED"
+    # The forged report did replace the real one inside the sandbox (it claims test_add
+    # passed); what stops it is that pytest still exited 1: report and exit code disagree.
+    assert any("exit code and report disagree" in r for r in result.reasons)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known gap: code under test that forges the report AND the exit code (atexit + "
+    "os._exit(0)) makes head look green; the sandbox cannot tell it from a real pass",
+)
+def test_full_forgery_is_not_verified(shas: Shas, tmp_path: Path) -> None:
+    repo = shas.repo
+    checkout(repo, shas.hostile)
+    forger = commit(
+        repo,
+        {"test_calc.py": HOSTILE_TESTS.replace("flush=True)\n", "flush=True)\n    os._exit(0)\n")},
+        "forge exit code too",
+    )
+    _code, result, _ = compare(tmp_path, repo, "--base", shas.base, "--head", forger)
+    assert result.verdict != "VERIFIED"
+
+
+def test_refused_inputs_exit_2(shas: Shas, tmp_path: Path) -> None:
+    base = ["compare", "--git", str(shas.repo), "--image", IMAGE]
+    assert cli.main([*base, "--base", "HEAD", "--head", shas.fix]) == 2
+    assert cli.main([*base, "--base", shas.base]) == 2
+    assert cli.main([*base, "--base", shas.base, "--head", shas.base]) == 2
+    assert cli.main([*base, "--base", "d" * 40, "--head", shas.fix]) == 2
+    (tmp_path / "ev.json").write_text('{"pull_request": {}}')
+    assert cli.main([*base, "--event", str(tmp_path / "ev.json")]) == 2
+    assert cli.main([*base, "--event", "x", "--base", shas.base, "--head", shas.fix]) == 2

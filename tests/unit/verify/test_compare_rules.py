@@ -1,0 +1,346 @@
+"""Classification and the compare verdict: every transition, every rule, every verdict."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from verify_pr.models.compare import CompareResult, CompareVerdict, Transition
+from verify_pr.models.report import RedFlag, ReportFormat, TestCase, TestReport, TestStatus
+from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
+from verify_pr.models.verdict import Verdict, VerdictFile
+from verify_pr.sandbox.run import SandboxRun
+from verify_pr.verify import compare as cmp
+from verify_pr.verify.suite import SuiteOutcome
+
+P, F, E, S = TestStatus.PASSED, TestStatus.FAILED, TestStatus.ERROR, TestStatus.SKIPPED
+BASE_SHA, HEAD_SHA = "a" * 40, "b" * 40
+
+
+@pytest.mark.parametrize(
+    ("base", "head", "expected"),
+    [
+        (F, P, Transition.FAIL_TO_PASS),
+        (E, P, Transition.FAIL_TO_PASS),
+        (P, P, Transition.PASS_TO_PASS),
+        (P, F, Transition.PASS_TO_FAIL),
+        (P, E, Transition.PASS_TO_FAIL),
+        (F, F, Transition.FAIL_TO_FAIL),
+        (E, F, Transition.FAIL_TO_FAIL),
+        (None, P, Transition.ADDED),
+        (None, F, Transition.ADDED),
+        (P, None, Transition.REMOVED),
+        (F, None, Transition.REMOVED),
+        (P, S, Transition.SKIPPED),
+        (S, P, Transition.SKIPPED),
+        (S, S, Transition.SKIPPED),
+        (F, S, Transition.SKIPPED),
+    ],
+)
+def test_classify_one(
+    base: TestStatus | None, head: TestStatus | None, expected: Transition
+) -> None:
+    assert cmp.classify_one(base, head) is expected
+
+
+def test_every_transition_is_reachable_and_counted() -> None:
+    base = {"a": F, "b": P, "c": P, "d": F, "f": P, "g": P}
+    head = {"a": P, "b": P, "c": F, "d": F, "e": P, "g": S}
+    transitions = cmp.classify(base, head)
+    assert {t.transition for t in transitions} == set(Transition)
+    counts = cmp.count(transitions)
+    assert counts.model_dump() == dict.fromkeys(
+        ("fail_to_pass", "pass_to_pass", "pass_to_fail", "fail_to_fail", "added", "removed"),
+        1,
+    ) | {"skipped": 1}
+    with pytest.raises(ValueError, match="at least one side"):
+        cmp.classify_one(None, None)
+
+
+def test_pairing_uses_worst_status_per_id() -> None:
+    cases = [
+        TestCase.build(name="t", classname="m", file="m.py", line=1, status=P),
+        TestCase.build(name="t", classname="m", file="m.py", line=1, status=E),
+    ]
+    report = TestReport.build(format=ReportFormat.JUNIT, testcases=cases)
+    assert cmp.worst(report) == {"m.py::m::t": E}
+    assert cmp.worst(None) == {}
+
+
+def _outcome(
+    statuses: dict[str, TestStatus] | None,
+    *,
+    status: RunStatus = RunStatus.COMPLETED,
+    exit_code: int | None = None,
+    flags: tuple[RedFlag, ...] = (),
+    tamper: tuple[str, ...] = (),
+) -> SuiteOutcome:
+    report = None
+    if statuses is not None:
+        cases = [
+            TestCase.build(name=n, classname="m", file="m.py", line=1, status=s)
+            for n, s in statuses.items()
+        ]
+        report = TestReport.build(format=ReportFormat.JUNIT, testcases=cases, red_flags=flags)
+    failing = report is not None and any(s in (F, E) for s in report.worst_by_id().values())
+    if exit_code is None and status is RunStatus.COMPLETED:
+        exit_code = 1 if failing else 0
+    sandbox = SandboxResult(
+        status=status,
+        exit_code=exit_code,
+        output_truncated=False,
+        detail="" if status is RunStatus.COMPLETED else f"the run was {status}",
+        image="img",
+        timeout_s=60,
+        report=ReportStatus.RETURNED if report else ReportStatus.MISSING,
+    )
+    verdict = {
+        RunStatus.BLOCKED: Verdict.BLOCKED,
+        RunStatus.COMPLETED: Verdict.FAIL if failing else Verdict.PASS,
+    }.get(status, Verdict.NOT_PROVEN)
+    vfile = VerdictFile(
+        verdict=verdict,
+        reasons=("r",),
+        runner="pytest",
+        runner_version=None,
+        command="python3 -m pytest",
+        totals=report.totals if report else None,
+        testcases=report.testcases if report else (),
+        sandbox=sandbox,
+    )
+    return SuiteOutcome(vfile, SandboxRun(sandbox, b"", None), report, tamper)
+
+
+def _result(
+    base: SuiteOutcome,
+    head: SuiteOutcome,
+    harness: tuple[str, ...] = (),
+    strict: bool = False,
+) -> CompareResult:
+    return cmp.build_result(BASE_SHA, HEAD_SHA, base, head, list(harness), strict)
+
+
+FIXED_BASE = {"t_bug": F, "t_ok": P}
+FIXED_HEAD = {"t_bug": P, "t_ok": P}
+
+
+def test_verified_needs_everything() -> None:
+    result = _result(_outcome(FIXED_BASE), _outcome(FIXED_HEAD))
+    assert result.verdict is CompareVerdict.VERIFIED
+    assert result.counts.fail_to_pass == 1
+    CompareResult.model_validate_json(result.model_dump_json())  # round-trips strictly
+
+
+def test_mutation_swapped_base_and_head_is_not_verified() -> None:
+    result = _result(_outcome(FIXED_HEAD), _outcome(FIXED_BASE))
+    assert result.verdict is CompareVerdict.NOT_PROVEN
+    assert result.counts.pass_to_fail == 1
+
+
+@pytest.mark.parametrize(
+    ("base", "head", "harness", "strict", "needle"),
+    [
+        (_outcome({"t": P}), _outcome({"t": P}), (), False, "does not show what the PR fixes"),
+        (_outcome({"t": F}), _outcome({"t": F}), (), False, "does not show what the PR fixes"),
+        (
+            _outcome(FIXED_BASE),
+            _outcome({"t_bug": P, "t_ok": F}),
+            (),
+            False,
+            "pass on base and fail on head",
+        ),
+        (
+            _outcome({"t_bug": F, "t_ok": P, "t_gone": P}),
+            _outcome(FIXED_HEAD),
+            (),
+            False,
+            "gone on head",
+        ),
+        (
+            _outcome(FIXED_BASE),
+            _outcome({"t_bug": P, "t_ok": S}),
+            (),
+            False,
+            "skipped on head",
+        ),
+        (_outcome({}), _outcome({}), (), False, "zero tests on both sides"),
+        (_outcome(FIXED_BASE), _outcome({}), (), False, "head run executed zero tests"),
+        (
+            _outcome(FIXED_BASE),
+            _outcome(FIXED_HEAD),
+            ("conftest.py",),
+            False,
+            "judge it (conftest.py)",
+        ),
+        (
+            _outcome(FIXED_BASE),
+            _outcome(FIXED_HEAD, status=RunStatus.TIMEOUT),
+            (),
+            False,
+            "head run timed out",
+        ),
+        (
+            _outcome(FIXED_BASE, status=RunStatus.ERROR),
+            _outcome(FIXED_HEAD),
+            (),
+            False,
+            "base run did not complete",
+        ),
+        (_outcome(FIXED_BASE), _outcome(None), (), False, "head run has no usable report"),
+        (
+            _outcome(FIXED_BASE, flags=(RedFlag.COLLECTION_ERROR,)),
+            _outcome(FIXED_HEAD),
+            (),
+            False,
+            "base report shows red flags: collection error",
+        ),
+        (
+            _outcome(FIXED_BASE, exit_code=0),
+            _outcome(FIXED_HEAD),
+            (),
+            False,
+            "base runner exited 0 despite failing",
+        ),
+        (
+            _outcome(FIXED_BASE),
+            _outcome(FIXED_HEAD, exit_code=1),
+            (),
+            False,
+            "exit code and report disagree",
+        ),
+        (
+            _outcome(FIXED_BASE),
+            _outcome(FIXED_HEAD, tamper=("addopts loads plugin 'x'",)),
+            (),
+            True,
+            "head adds harness tamper signals",
+        ),
+    ],
+)
+def test_each_rule_gives_not_proven_with_a_reason(
+    base: SuiteOutcome,
+    head: SuiteOutcome,
+    harness: tuple[str, ...],
+    strict: bool,
+    needle: str,
+) -> None:
+    result = _result(base, head, harness, strict)
+    assert result.verdict is CompareVerdict.NOT_PROVEN
+    assert any(needle in reason for reason in result.reasons), result.reasons
+
+
+def test_strict_harness_allows_verified_with_harness_changes() -> None:
+    result = _result(_outcome(FIXED_BASE), _outcome(FIXED_HEAD), ("conftest.py",), True)
+    assert result.verdict is CompareVerdict.VERIFIED
+    assert result.harness_files_changed == ("conftest.py",)
+
+
+def test_tamper_signals_already_on_base_do_not_block() -> None:
+    signal = ("1 conftest.py file(s) (conftest.py) run inside pytest",)
+    result = _result(_outcome(FIXED_BASE, tamper=signal), _outcome(FIXED_HEAD, tamper=signal))
+    assert result.verdict is CompareVerdict.VERIFIED
+
+
+@pytest.mark.parametrize("side", ["base", "head"])
+def test_blocked_sandbox_is_blocked_never_a_verdict(side: str) -> None:
+    blocked = _outcome(None, status=RunStatus.BLOCKED)
+    base = blocked if side == "base" else _outcome(FIXED_BASE)
+    head = blocked if side == "head" else _outcome(FIXED_HEAD)
+    result = _result(base, head)
+    assert result.verdict is CompareVerdict.BLOCKED
+    assert result.reasons == (f"the {side} sandbox was blocked: the run was BLOCKED",)
+
+
+def test_every_verdict_has_an_exit_code_and_a_summary_title() -> None:
+    from verify_pr.verify.cli import COMPARE_EXIT_CODES
+
+    assert COMPARE_EXIT_CODES == {
+        CompareVerdict.VERIFIED: 0,
+        CompareVerdict.NOT_PROVEN: 4,
+        CompareVerdict.BLOCKED: 3,
+    }
+    outcomes = {
+        CompareVerdict.VERIFIED: (_outcome(FIXED_BASE), _outcome(FIXED_HEAD)),
+        CompareVerdict.NOT_PROVEN: (_outcome(FIXED_HEAD), _outcome(FIXED_BASE)),
+        CompareVerdict.BLOCKED: (_outcome(None, status=RunStatus.BLOCKED), _outcome(FIXED_HEAD)),
+    }
+    for verdict, (base, head) in outcomes.items():
+        text = cmp.summary_markdown(_result(base, head))
+        assert text.startswith(f"## verify-pr compare: {verdict.value.replace('_', ' ')}")
+
+
+def test_summary_escapes_untrusted_test_ids() -> None:
+    evil = "<img src=x onerror=alert(1)>`|[link](http://x)"
+    base = _outcome({evil: F})
+    head = _outcome({evil: P})
+    text = cmp.summary_markdown(_result(base, head, ("a|b<script>.pth",)))
+    assert "\\<script\\>" in text  # escaped in the reason text
+    for line in text.splitlines():
+        if re.search(r"(?<!\\)<", line):  # a raw "<" only inside a code span
+            assert line.startswith("- `"), line
+
+
+@pytest.mark.parametrize(
+    ("path", "harness"),
+    [
+        ("conftest.py", True),
+        ("tests/deep/conftest.py", True),
+        ("pytest.ini", True),
+        ("pyproject.toml", True),
+        ("setup.cfg", True),
+        ("tox.ini", True),
+        ("sitecustomize.py", True),
+        ("lib/usercustomize.py", True),
+        ("evil.pth", True),
+        ("package.json", True),
+        ("web/jest.config.ts", True),
+        ("vitest.config.mts", True),
+        ("vite.config.js", True),
+        ("src/setupTests.ts", True),
+        ("bunfig.toml", True),
+        ("package-lock.json", True),
+        ("yarn.lock", True),
+        ("pnpm-lock.yaml", True),
+        ("bun.lockb", True),
+        ("poetry.lock", True),
+        ("pytest.py", True),
+        ("_pytest/x.py", True),
+        ("node_modules/jest/index.js", True),
+        ("calc.py", False),
+        ("tests/test_calc.py", False),
+        ("docs/conftest.md", False),
+        ("README", False),
+    ],
+)
+def test_harness_paths(path: str, harness: bool) -> None:
+    assert cmp.is_harness_path(path) is harness
+
+
+def test_harness_files_sorted_unique() -> None:
+    assert cmp.harness_files(["b/conftest.py", "calc.py", "a.pth", "a.pth"]) == [
+        "a.pth",
+        "b/conftest.py",
+    ]
+
+
+def test_overlay_copies_base_and_deletes_head_only(tmp_path: Path) -> None:
+    base, head = tmp_path / "base", tmp_path / "head"
+    (base / "tests").mkdir(parents=True)
+    (head / "tests").mkdir(parents=True)
+    (base / "pytest.ini").write_text("[pytest]\n")
+    (head / "pytest.ini").write_text("[pytest]\naddopts = -p evil\n")
+    (head / "conftest.py").write_text("evil\n")
+    (base / "tests" / "conftest.py").write_text("base\n")
+    (head / "x").write_text("file where a dir should be\n")
+    os.symlink("../../etc/passwd", head / "tests" / "conftest.py")
+    cmp.overlay_harness(
+        base, head, ["pytest.ini", "conftest.py", "tests/conftest.py", "x/conftest.py"]
+    )
+    assert (head / "pytest.ini").read_text() == "[pytest]\n"
+    assert not (head / "conftest.py").exists()
+    assert not (head / "tests" / "conftest.py").is_symlink()
+    assert (head / "tests" / "conftest.py").read_text() == "base\n"
+    assert (head / "x").is_file()
