@@ -5,9 +5,13 @@ run, and says how to fix the workflow, when the job visibly holds one: an OIDC t
 variable (``permissions: id-token: write``), any ``*_TOKEN`` variable, a value that looks like
 a GitHub token, or a checkout that persisted its credentials in ``.git/config``.
 
-Then it runs ``verify-pr run`` in a child process (its output is untrusted: it goes to the log
-only between ``::stop-commands::<random>`` markers), writes the job summary (escaped with
-``publish.render``) and sets the outputs ``verdict``, ``status`` and ``out-dir``.
+Then it runs ``verify-pr run`` (mode run) or ``verify-pr compare --git <checkout> --event
+$GITHUB_EVENT_PATH`` (mode compare) in a child process (its output is untrusted: it goes to the
+log only between ``::stop-commands::<random>`` markers), writes the job summary (escaped with
+``publish.render``) and sets the outputs ``verdict``, ``status`` and ``out-dir`` (the folder the
+next step uploads). In mode compare that folder is flat: ``verify-pr-result.json``,
+``compare_summary.md`` and ``base-``/``head-`` ``result.json``, ``verdict.json``, ``output.txt``,
+``report.txt`` (``models.compare.COMPARE_ARTIFACT_FILES``), so the publish job can allow-list it.
 
 ``python -m verify_pr.action check-pull`` validates a digest-pinned image reference for the
 opt-in ``docker pull`` step and refuses tags.
@@ -22,6 +26,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import stat
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -38,15 +43,31 @@ from verify_pr.github.settings import (
     VerifySettings,
     read_input,
 )
+from verify_pr.models.compare import (
+    COMPARE_RESULT_FILE,
+    COMPARE_SIDES,
+    COMPARE_SUMMARY_FILE,
+    SIDE_FILES,
+    CompareResult,
+    CompareVerdict,
+    Transition,
+    side_file,
+)
 from verify_pr.models.report import TestStatus
+from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.verdict import Verdict, VerdictFile
-from verify_pr.publish.render import escape_inline, fit_markdown, table
+from verify_pr.publish.render import escape_inline, fit_markdown, inline_code, table
 
 EXIT_OK = 0
 EXIT_REFUSED = 2
 EXIT_CRASHED = 3
 LOG_OUTPUT_MAX_BYTES = 1 << 20
 SUMMARY_MAX_FAILING = 50
+COMPARE_EXIT_VERDICTS = {
+    0: CompareVerdict.VERIFIED,
+    3: CompareVerdict.BLOCKED,
+    4: CompareVerdict.NOT_PROVEN,
+}
 VERIFIER_EXIT_VERDICTS = {
     0: Verdict.PASS,
     1: Verdict.FAIL,
@@ -164,6 +185,64 @@ def render_summary(verdict: VerdictFile) -> str:
     return "\n".join(lines) + "\n"
 
 
+COMPARE_MEANING = {
+    CompareVerdict.VERIFIED: (
+        "a test fails on base and passes on head, none regressed, none was removed or skipped, "
+        "and both runs completed with a clean report"
+    ),
+    CompareVerdict.NOT_PROVEN: "base against head does not show that the PR works",
+    CompareVerdict.BLOCKED: "a sandbox could not run; this says nothing about the PR",
+}
+SUMMARY_FLIPS = (Transition.FAIL_TO_PASS, Transition.PASS_TO_FAIL, Transition.REMOVED)
+
+
+def render_compare_summary(result: CompareResult) -> str:
+    """The job summary of mode compare: verdict, counts, flipped tests; PR strings escaped."""
+    c = result.counts
+    lines = [
+        f"## verify-pr compare: {result.verdict.value.replace('_', ' ')}",
+        "",
+        f"{COMPARE_MEANING[result.verdict]}.",
+        "",
+        f"Base {inline_code(result.base_sha[:12])} ({result.base.verdict.value}, sandbox "
+        f"{result.base.sandbox.status.value}) against head {inline_code(result.head_sha[:12])} "
+        f"({result.head.verdict.value}, sandbox {result.head.sandbox.status.value})"
+        + ("; strict harness" if result.strict_harness else ""),
+        "",
+        table(
+            ("FAIL→PASS", "PASS→FAIL", "PASS→PASS", "FAIL→FAIL", "added", "removed", "skipped"),
+            [
+                tuple(
+                    str(n)
+                    for n in (
+                        c.fail_to_pass,
+                        c.pass_to_fail,
+                        c.pass_to_pass,
+                        c.fail_to_fail,
+                        c.added,
+                        c.removed,
+                        c.skipped,
+                    )
+                )
+            ],
+        ),
+    ]
+    if result.reasons:
+        lines += ["### Reasons", ""] + [f"- {escape_inline(r)}" for r in result.reasons] + [""]
+    for kind in SUMMARY_FLIPS:
+        ids = [t.id for t in result.transitions if t.transition is kind]
+        if ids:
+            lines += [f"### {kind.value} ({len(ids)})", ""]
+            lines.append(table(("test",), [(i[:300],) for i in ids[:SUMMARY_MAX_FAILING]]))
+            if len(ids) > SUMMARY_MAX_FAILING:
+                lines.append(f"… and {len(ids) - SUMMARY_MAX_FAILING} more.")
+    if result.harness_files_changed:
+        files = result.harness_files_changed
+        lines += [f"### Harness files changed by the PR ({len(files)})", ""]
+        lines.append(table(("file",), [(f[:300],) for f in files[:SUMMARY_MAX_FAILING]]))
+    return "\n".join(lines) + "\n"
+
+
 def _print_untrusted(io: ActionsIO, title: str, data: bytes) -> None:
     text = data[:LOG_OUTPUT_MAX_BYTES].decode("utf-8", "replace")
     io.stream.write(f"verify-pr: {title} (untrusted; workflow commands are off):\n")
@@ -175,31 +254,41 @@ def run(env: Mapping[str, str], stream: TextIO) -> int:
     """The step: refuse credentials, run the verifier, report; returns the exit code."""
     settings = VerifySettings.from_env(env)
     check_credentials(env, Path(settings.workspace), settings.repo)
+    io = ActionsIO.from_env(env, stream)
     match settings.mode:
         case Mode.RUN:
-            pass
+            if settings.strict_harness:
+                raise ConfigError(
+                    "strict-harness applies to mode compare only", hint="drop strict-harness"
+                )
+            return _run_once(settings, env, io, stream)
         case Mode.COMPARE:
-            raise ConfigError(
-                "mode compare is not available yet (it needs `verify-pr compare`)",
-                hint="use mode: run",
-            )
+            return _run_compare(settings, env, io, stream)
         case _ as unreachable:
             assert_never(unreachable)
-    io = ActionsIO.from_env(env, stream)
-    out = Path(settings.runner_temp) / f"verify-pr-out-{secrets.token_hex(8)}"
-    done = subprocess.run(
-        verifier_argv(settings, out), capture_output=True, check=False, env=dict(env)
-    )
+
+
+def _launch(io: ActionsIO, argv: list[str], env: Mapping[str, str], what: str, hint: str) -> int:
+    """Run the verifier; its messages go to the log as untrusted text. Returns its exit code."""
+    done = subprocess.run(argv, capture_output=True, check=False, env=dict(env))
     _print_untrusted(io, "verifier messages", done.stdout + done.stderr)
     if done.returncode == EXIT_REFUSED:
         io.set_output("status", "refused")
-        raise ConfigError(
-            "verify-pr run refused its inputs", hint="see the verifier messages above"
-        )
-    if done.returncode not in VERIFIER_EXIT_VERDICTS:
+        raise ConfigError(f"{what} refused its inputs", hint=hint)
+    return done.returncode
+
+
+def _run_once(
+    settings: VerifySettings, env: Mapping[str, str], io: ActionsIO, stream: TextIO
+) -> int:
+    out = Path(settings.runner_temp) / f"verify-pr-out-{secrets.token_hex(8)}"
+    code = _launch(
+        io, verifier_argv(settings, out), env, "verify-pr run", "see the verifier messages above"
+    )
+    if code not in VERIFIER_EXIT_VERDICTS:
         io.set_output("status", "crashed")
         raise SandboxBlocked(
-            f"verify-pr run exited {done.returncode} without a verdict",
+            f"verify-pr run exited {code} without a verdict",
             hint="see the verifier messages above",
         )
     try:
@@ -214,6 +303,113 @@ def run(env: Mapping[str, str], stream: TextIO) -> int:
     io.set_output("status", verdict.sandbox.status.value)
     io.set_output("out-dir", str(out))
     print(f"verify-pr: verdict {verdict.verdict.value}; files in {out}", file=stream)
+    return EXIT_OK
+
+
+def compare_argv(settings: VerifySettings, out: Path) -> list[str]:
+    argv = [
+        sys.executable,
+        "-m",
+        "verify_pr.verify.cli",
+        "compare",
+        "--git",
+        str(settings.repo),
+        "--event",
+        settings.event_path,
+        "--image",
+        settings.image,
+        "--runner",
+        settings.runner,
+        "--out",
+        str(out),
+        "--timeout",
+        str(settings.timeout),
+        "--max-output",
+        str(settings.max_output),
+    ]
+    if settings.strict_harness:
+        argv.append("--strict-harness")
+    return argv
+
+
+def flatten_compare(out: Path, upload: Path) -> list[str]:
+    """Copy what ``verify-pr compare`` wrote into ``upload`` under the flat artifact names.
+
+    Only regular files (never a link) of the allow-listed names are copied; ``upload`` is
+    created and must not exist. Returns the names written.
+    """
+    sources = {COMPARE_RESULT_FILE: out / COMPARE_RESULT_FILE}
+    sources[COMPARE_SUMMARY_FILE] = out / COMPARE_SUMMARY_FILE
+    for side in COMPARE_SIDES:
+        for name in SIDE_FILES:
+            sources[side_file(side, name)] = out / side / name
+    upload.mkdir(mode=0o700)
+    written = []
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+    for name, source in sources.items():
+        try:
+            if not stat.S_ISREG(os.lstat(source).st_mode):
+                continue
+        except FileNotFoundError:
+            continue
+        data = source.read_bytes()
+        with os.fdopen(os.open(upload / name, flags, 0o600), "wb") as handle:
+            handle.write(data)
+        written.append(name)
+    return written
+
+
+def compare_status(result: CompareResult) -> str:
+    """One status for two runs: the first side that did not complete, else COMPLETED."""
+    for verdict in (result.base, result.head):
+        if verdict.sandbox.status is not RunStatus.COMPLETED:
+            return verdict.sandbox.status.value
+    return RunStatus.COMPLETED.value
+
+
+def _run_compare(
+    settings: VerifySettings, env: Mapping[str, str], io: ActionsIO, stream: TextIO
+) -> int:
+    if not settings.event_path:
+        raise ConfigError(
+            "mode compare needs GITHUB_EVENT_PATH (the pull_request event)",
+            hint="run mode compare in a job triggered by `on: pull_request`",
+        )
+    token = secrets.token_hex(8)
+    out = Path(settings.runner_temp) / f"verify-pr-compare-{token}"
+    code = _launch(
+        io,
+        compare_argv(settings, out),
+        env,
+        "verify-pr compare",
+        "mode compare needs a pull_request event and a checkout holding both commits: "
+        "actions/checkout with `fetch-depth: 0` (see docs/action.md)",
+    )
+    if code not in COMPARE_EXIT_VERDICTS:
+        io.set_output("status", "crashed")
+        raise SandboxBlocked(
+            f"verify-pr compare exited {code} without a verdict",
+            hint="see the verifier messages above",
+        )
+    try:
+        result = CompareResult.model_validate_json((out / COMPARE_RESULT_FILE).read_bytes())
+    except (OSError, ValidationError) as exc:
+        raise SandboxBlocked(f"the verifier wrote no valid {COMPARE_RESULT_FILE}: {exc}") from exc
+    if result.verdict is not COMPARE_EXIT_VERDICTS[code]:
+        raise SandboxBlocked(
+            f"verify-pr compare exited {code} but wrote verdict {result.verdict.value}"
+        )
+    for side in COMPARE_SIDES:
+        output = out / side / "output.txt"
+        if output.is_file() and not output.is_symlink():
+            _print_untrusted(io, f"the {side} run's output", output.read_bytes())
+    upload = Path(settings.runner_temp) / f"verify-pr-upload-{token}"
+    flatten_compare(out, upload)
+    io.append_summary(fit_markdown(render_compare_summary(result), 1 << 19)[0])
+    io.set_output("verdict", result.verdict.value)
+    io.set_output("status", compare_status(result))
+    io.set_output("out-dir", str(upload))
+    print(f"verify-pr: compare verdict {result.verdict.value}; files in {upload}", file=stream)
     return EXIT_OK
 
 

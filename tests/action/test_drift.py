@@ -8,7 +8,7 @@ import tomllib
 from tests.action.helpers import EXAMPLES, PUBLISH_ACTION, ROOT, VERIFY_ACTION, load
 from verify_pr.github.settings import Settings, VerifySettings
 
-RUNNER_FIELDS = {"workspace", "runner_temp"}
+RUNNER_FIELDS = {"workspace", "runner_temp", "event_path"}
 DOC = (ROOT / "docs" / "action.md").read_text(encoding="utf-8")
 
 

@@ -87,7 +87,7 @@ class Settings(BoundaryModel):
 
 
 class Mode(StrEnum):
-    """The verify action's modes; ``compare`` waits for ``verify-pr compare``."""
+    """The verify action's modes: ``run`` (one run) or ``compare`` (base against head)."""
 
     RUN = "run"
     COMPARE = "compare"
@@ -115,8 +115,11 @@ class VerifySettings(BoundaryModel):
     artifact_name: Annotated[str, Field(pattern=_NAME_PATTERN)]
     retention_days: Annotated[int, Field(ge=1, le=90)]
     pull_image_digest: bool
+    strict_harness: bool
     workspace: Annotated[str, Field(min_length=1, max_length=4096)]
     runner_temp: Annotated[str, Field(min_length=1, max_length=4096)]
+    event_path: Annotated[str, Field(max_length=4096)] = ""
+    """``GITHUB_EVENT_PATH``: mode compare reads base and head from the pull_request event."""
 
     @property
     def repo(self) -> Path:
@@ -148,8 +151,12 @@ class VerifySettings(BoundaryModel):
                             "pull-image-digest",
                             read_input(env, "pull-image-digest", default="false"),
                         ),
+                        "strict_harness": _bool(
+                            "strict-harness", read_input(env, "strict-harness", default="false")
+                        ),
                         "workspace": env.get("GITHUB_WORKSPACE", ""),
                         "runner_temp": env.get("RUNNER_TEMP", ""),
+                        "event_path": env.get("GITHUB_EVENT_PATH", ""),
                     }
                 )
             )

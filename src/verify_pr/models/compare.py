@@ -72,3 +72,29 @@ class CompareResult(BoundaryModel):
     transitions: Annotated[tuple[TestTransition, ...], Field(max_length=MAX_TRANSITIONS)]
     base: VerdictFile
     head: VerdictFile
+
+
+# The compare artifact: one flat folder the action uploads and the publish job validates
+# strictly (no directories; only these exact names).
+COMPARE_RESULT_FILE = "verify-pr-result.json"
+COMPARE_SUMMARY_FILE = "compare_summary.md"
+COMPARE_SIDES = ("base", "head")
+SIDE_FILES = ("result.json", "verdict.json", "output.txt", "report.txt")
+"""What ``verify-pr compare`` writes in its ``base/`` and ``head/`` folders."""
+
+
+def side_file(side: str, name: str) -> str:
+    """The flat artifact name of ``<side>/<name>``: ``base/result.json`` -> ``base-result.json``."""
+    if side not in COMPARE_SIDES or name not in SIDE_FILES:
+        raise ValueError(f"not a compare side file: {side}/{name}")
+    return f"{side}-{name}"
+
+
+COMPARE_REQUIRED_FILES = frozenset(
+    {COMPARE_RESULT_FILE}
+    | {side_file(side, name) for side in COMPARE_SIDES for name in ("result.json", "verdict.json")}
+)
+COMPARE_ARTIFACT_FILES = frozenset(
+    {COMPARE_RESULT_FILE, COMPARE_SUMMARY_FILE}
+    | {side_file(side, name) for side in COMPARE_SIDES for name in SIDE_FILES}
+)

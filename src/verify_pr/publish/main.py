@@ -37,13 +37,24 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from verify_pr.errors import ConfigError, GitHubApiError, ReportError, VerifyPrError
 from verify_pr.github.settings import Settings
-from verify_pr.models.report import TestStatus
-from verify_pr.models.sandbox import SandboxResult
+from verify_pr.models.compare import (
+    COMPARE_ARTIFACT_FILES,
+    COMPARE_REQUIRED_FILES,
+    COMPARE_RESULT_FILE,
+    COMPARE_SIDES,
+    CompareResult,
+    CompareVerdict,
+    Transition,
+    side_file,
+)
+from verify_pr.models.report import TestCase, TestStatus
+from verify_pr.models.sandbox import RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.publish.artifact import DEFAULT_LIMITS, read_artifact
 from verify_pr.publish.checks import Annotation, CheckAnnotationLevel, CheckOutput, Conclusion
 from verify_pr.publish.github_api import GitHubClient, changed_paths
 from verify_pr.publish.render import escape_inline, fenced_block, inline_code, table
+from verify_pr.verify.compare import classify, count
 
 EXIT_POSTED = 0
 EXIT_CONFIG = 2
@@ -117,12 +128,21 @@ class Trust:
 
 @dataclass(frozen=True)
 class Intake:
-    """A validated artifact (or the reason it was refused)."""
+    """A validated artifact (or the reason it was refused): a run's or a comparison's."""
 
     result: SandboxResult | None = None
     verdict: VerdictFile | None = None
     output: str = ""
     refused: str = ""
+    compare: CompareResult | None = None
+    """Set for a compare artifact (then ``verdict`` is None and ``output`` is head's)."""
+
+    @property
+    def claimed(self) -> str | None:
+        """The verdict the artifact claims, e.g. ``PASS`` or ``VERIFIED``."""
+        if self.compare is not None:
+            return self.compare.verdict.value
+        return self.verdict.verdict.value if self.verdict is not None else None
 
 
 def read_event(path: str) -> WorkflowRunEvent:
@@ -135,20 +155,118 @@ def read_event(path: str) -> WorkflowRunEvent:
         ) from exc
 
 
+def _model_problem(exc: ValidationError) -> Intake:
+    problems = "; ".join(
+        f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:5]
+    )
+    return Intake(refused=f"a file does not match its model ({problems})")
+
+
 def validate_files(files: Mapping[str, bytes]) -> Intake:
-    """The strict models over the artifact's files; ``refused`` says what failed."""
+    """The strict models over a run artifact's files; ``refused`` says what failed."""
     try:
         result = SandboxResult.model_validate_json(files["result.json"])
         verdict = VerdictFile.model_validate_json(files["verdict.json"])
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:5]
-        )
-        return Intake(refused=f"a file does not match its model ({problems})")
+        return _model_problem(exc)
     if verdict.sandbox != result:
         return Intake(refused="verdict.json and result.json describe different runs")
     output = files.get("output.txt", b"").decode("utf-8", "replace")
     return Intake(result=result, verdict=verdict, output=output)
+
+
+def _compare_inconsistency(result: CompareResult, head_sha: str) -> str | None:
+    """Why a compare result contradicts itself or the trusted event (None when it does not)."""
+    if result.head_sha != head_sha:
+        return "the comparison's head commit is not the verify run's head commit"
+    if result.base_sha == result.head_sha:
+        return "the comparison's base and head are the same commit"
+    expected = classify(
+        {c.id: c.status for c in _worst(result.base)},
+        {c.id: c.status for c in _worst(result.head)},
+    )
+    if tuple(expected) != result.transitions:
+        return "the transitions do not follow from the embedded base and head runs"
+    if count(result.transitions) != result.counts:
+        return "the counts do not match the transitions"
+    if result.verdict is CompareVerdict.VERIFIED:
+        c = result.counts
+        problems = [
+            c.fail_to_pass == 0 and "no test fails on base and passes on head",
+            c.pass_to_fail > 0 and "a test regressed",
+            c.removed > 0 and "a test was removed",
+            any(
+                v.sandbox.status is not RunStatus.COMPLETED or v.verdict is Verdict.BLOCKED
+                for v in (result.base, result.head)
+            )
+            and "a run did not complete",
+            bool(result.harness_files_changed)
+            and not result.strict_harness
+            and "harness files changed without strict harness",
+        ]
+        found = [p for p in problems if p]
+        if found:
+            return f"the comparison claims VERIFIED although {found[0]}"
+    return None
+
+
+def _worst(verdict: VerdictFile) -> list[TestCase]:
+    """One case per id, the worst status kept (as ``TestReport.worst_by_id``)."""
+    rank = {TestStatus.SKIPPED: 0, TestStatus.PASSED: 1, TestStatus.FAILED: 2, TestStatus.ERROR: 3}
+    worst: dict[str, TestCase] = {}
+    for case in verdict.testcases:
+        seen = worst.get(case.id)
+        if seen is None or rank[case.status] > rank[seen.status]:
+            worst[case.id] = case
+    return list(worst.values())
+
+
+def validate_compare_files(files: Mapping[str, bytes], head_sha: str) -> Intake:
+    """The strict models over a compare artifact, cross-checked file against file."""
+    try:
+        result = CompareResult.model_validate_json(files[COMPARE_RESULT_FILE])
+        sides = {
+            side: (
+                SandboxResult.model_validate_json(files[side_file(side, "result.json")]),
+                VerdictFile.model_validate_json(files[side_file(side, "verdict.json")]),
+            )
+            for side in COMPARE_SIDES
+        }
+    except ValidationError as exc:
+        return _model_problem(exc)
+    for side, embedded in (("base", result.base), ("head", result.head)):
+        sandbox, verdict = sides[side]
+        if verdict.sandbox != sandbox:
+            return Intake(refused=f"{side}-verdict.json and {side}-result.json differ")
+        if embedded != verdict:
+            return Intake(
+                refused=f"{COMPARE_RESULT_FILE} embeds another {side} run than {side}-verdict.json"
+            )
+    problem = _compare_inconsistency(result, head_sha)
+    if problem:
+        return Intake(refused=problem)
+    output = files.get(side_file("head", "output.txt"), b"").decode("utf-8", "replace")
+    return Intake(result=result.head.sandbox, output=output, compare=result)
+
+
+def validate_artifact(files: Mapping[str, bytes], head_sha: str) -> Intake:
+    """A run artifact or a compare artifact, never a mix of the two."""
+    names = set(files)
+    if COMPARE_RESULT_FILE in names:
+        stray = sorted(names & ARTIFACT_FILES)
+        if stray:
+            return Intake(refused=f"a compare artifact holds run files: {', '.join(stray)}")
+        missing = sorted(COMPARE_REQUIRED_FILES - names)
+        if missing:
+            return Intake(refused=f"artifact refused: missing {', '.join(missing)}")
+        return validate_compare_files(files, head_sha)
+    stray = sorted(names & COMPARE_ARTIFACT_FILES)
+    if stray:
+        return Intake(refused=f"a run artifact holds compare files: {', '.join(stray)}")
+    missing = sorted(REQUIRED_FILES - names)
+    if missing:
+        return Intake(refused=f"artifact refused: missing {', '.join(missing)}")
+    return validate_files(files)
 
 
 def fetch_artifact(client: GitHubClient, event: WorkflowRunEvent, name: str) -> Intake:
@@ -162,10 +280,10 @@ def fetch_artifact(client: GitHubClient, event: WorkflowRunEvent, name: str) -> 
         ):
             return Intake(refused="the artifact does not belong to the verify run")
         data = client.download_artifact(artifact.id, max_bytes=DEFAULT_LIMITS.max_archive_bytes)
-        files = read_artifact(data, allowed_names=ARTIFACT_FILES, required_names=REQUIRED_FILES)
+        files = read_artifact(data, allowed_names=ARTIFACT_FILES | COMPARE_ARTIFACT_FILES)
     except (GitHubApiError, ReportError) as exc:
         return Intake(refused=exc.diagnostics())
-    return validate_files(files)
+    return validate_artifact(files, run.head_sha)
 
 
 def protected_patterns(event: WorkflowRunEvent, extra: Sequence[str]) -> tuple[str, ...]:
@@ -236,6 +354,42 @@ def conclude(verdict: Verdict | None, trust: Trust) -> Conclusion:
             assert_never(unreachable)
 
 
+def conclude_compare(verdict: CompareVerdict | None, trust: Trust) -> Conclusion:
+    """A comparison's conclusion: success only for a trusted VERIFIED."""
+    if verdict is None or not trust.trusted:
+        return Conclusion.ACTION_REQUIRED
+    match verdict:
+        case CompareVerdict.VERIFIED:
+            return Conclusion.SUCCESS
+        case CompareVerdict.NOT_PROVEN:
+            return Conclusion.NEUTRAL
+        case CompareVerdict.BLOCKED:
+            return Conclusion.ACTION_REQUIRED
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+COMPARE_MEANINGS = {
+    CompareVerdict.VERIFIED: (
+        "VERIFIED: the suite ran in the sandbox on the PR's base and on its head; at least one "
+        "test fails on base and passes on head, none regressed, none was removed or newly "
+        "skipped, and both runs completed with a clean report."
+    ),
+    CompareVerdict.NOT_PROVEN: (
+        "NOT PROVEN: base against head does not show that the PR fixes anything (no test turns "
+        "green, a regression, removed or skipped tests, a changed harness, an incomplete run...). "
+        "This is not a pass: the check is neutral, which a required check counts as passing, so "
+        "review the reasons before merging."
+    ),
+    CompareVerdict.BLOCKED: (
+        "BLOCKED: a sandbox could not run (the image, the daemon or the runner failed). This "
+        "says nothing about the PR; a maintainer has to fix the verify job and re-run it."
+    ),
+}
+FLIPS_SHOWN = (Transition.FAIL_TO_PASS, Transition.PASS_TO_FAIL, Transition.REMOVED)
+MAX_FLIP_ROWS = 50
+
+
 MEANINGS = {
     Verdict.PASS: "The suite ran in the sandbox and its report shows no failure.",
     Verdict.FAIL: "The suite ran in the sandbox and its report shows failing tests.",
@@ -258,10 +412,10 @@ def render(intake: Intake, trust: Trust, conclusion: Conclusion) -> CheckOutput:
     if intake.refused:
         title = "NOT TRUSTED: the verify run's artifact was refused"
         lines += ["## The result cannot be used", "", escape_inline(intake.refused), ""]
-    elif not trust.trusted or verdict is None:
+    elif not trust.trusted or intake.claimed is None:
         title = "NOT TRUSTED: the result of this PR cannot be believed"
     else:
-        title = verdict.verdict.value.replace("_", " ")
+        title = intake.claimed.replace("_", " ")
     if not trust.trusted:
         lines += ["## NOT TRUSTED", ""]
         lines += [f"- {escape_inline(reason)}" for reason in trust.reasons]
@@ -285,13 +439,63 @@ def render(intake: Intake, trust: Trust, conclusion: Conclusion) -> CheckOutput:
             )
         lines += [f"- {escape_inline(reason)}" for reason in verdict.reasons]
         lines.append(f"\nRunner: {inline_code(verdict.runner)}; sandbox: {verdict.sandbox.status}")
+    if intake.compare is not None:
+        lines += _compare_summary(intake.compare, trust)
     text = None
     if verdict is not None:
         text = _details(verdict, intake.output)
+    elif intake.compare is not None:
+        text = _details(intake.compare.head, intake.output, heading="Failing tests on head")
     return CheckOutput(title=title, summary="\n".join(lines) + "\n", text=text)
 
 
-def _details(verdict: VerdictFile, output: str) -> str:
+def _compare_summary(result: CompareResult, trust: Trust) -> list[str]:
+    claimed = "Claimed verdict" if not trust.trusted else "Verdict"
+    c = result.counts
+    lines = [f"## {claimed}: {result.verdict.value.replace('_', ' ')} (base against head)", ""]
+    lines += [COMPARE_MEANINGS[result.verdict], ""]
+    lines.append(
+        f"Base {inline_code(result.base_sha[:12])} ({result.base.verdict.value}) against head "
+        f"{inline_code(result.head_sha[:12])} ({result.head.verdict.value})"
+        + ("; strict harness: head ran with base's harness files" if result.strict_harness else "")
+    )
+    lines.append("")
+    lines.append(
+        table(
+            ("FAIL→PASS", "PASS→FAIL", "PASS→PASS", "FAIL→FAIL", "added", "removed", "skipped"),
+            [
+                tuple(
+                    str(n)
+                    for n in (
+                        c.fail_to_pass,
+                        c.pass_to_fail,
+                        c.pass_to_pass,
+                        c.fail_to_fail,
+                        c.added,
+                        c.removed,
+                        c.skipped,
+                    )
+                )
+            ],
+        )
+    )
+    lines += [f"- {escape_inline(reason)}" for reason in result.reasons]
+    lines.append("")
+    for kind in FLIPS_SHOWN:
+        ids = [t.id for t in result.transitions if t.transition is kind]
+        if ids:
+            lines += [f"### {kind.value} ({len(ids)})", ""]
+            lines.append(table(("test",), [(i[:300],) for i in ids[:MAX_FLIP_ROWS]]))
+            if len(ids) > MAX_FLIP_ROWS:
+                lines += [f"… and {len(ids) - MAX_FLIP_ROWS} more.", ""]
+    if result.harness_files_changed:
+        files = result.harness_files_changed
+        lines += [f"### Harness files changed by the PR ({len(files)})", ""]
+        lines.append(table(("file",), [(f[:300],) for f in files[:MAX_FLIP_ROWS]]))
+    return lines
+
+
+def _details(verdict: VerdictFile, output: str, heading: str = "Failing tests") -> str:
     failing = [c for c in verdict.testcases if c.status in (TestStatus.FAILED, TestStatus.ERROR)]
     parts: list[str] = []
     if failing:
@@ -299,7 +503,7 @@ def _details(verdict: VerdictFile, output: str) -> str:
             (c.name, c.file or "", str(c.line or ""), (c.message or "")[:500])
             for c in failing[:MAX_FAILING_ROWS]
         ]
-        parts += ["## Failing tests", "", table(("test", "file", "line", "message"), rows)]
+        parts += [f"## {heading}", "", table(("test", "file", "line", "message"), rows)]
     if output:
         shown = output.encode()[-OUTPUT_SHOWN_BYTES:].decode("utf-8", "ignore")
         parts += ["## Output (the end)", "", fenced_block(shown)]
@@ -341,11 +545,15 @@ def publish(settings: Settings, client: GitHubClient) -> Conclusion:
     event = read_event(settings.event_path)
     intake = fetch_artifact(client, event, settings.artifact_name)
     trust = assess_trust(client, event, protected_patterns(event, settings.protected_paths))
-    verdict = intake.verdict.verdict if intake.verdict else None
-    conclusion = conclude(verdict, trust)
+    if intake.compare is not None:
+        conclusion = conclude_compare(intake.compare.verdict, trust)
+        annotated: VerdictFile | None = intake.compare.head
+    else:
+        conclusion = conclude(intake.verdict.verdict if intake.verdict else None, trust)
+        annotated = intake.verdict
     notes = (
-        failing_annotations(client, intake.verdict, event.workflow_run.head_sha)
-        if intake.verdict is not None and trust.trusted and not intake.refused
+        failing_annotations(client, annotated, event.workflow_run.head_sha)
+        if annotated is not None and trust.trusted and not intake.refused
         else []
     )
     run = event.workflow_run
