@@ -24,13 +24,16 @@ from tests.action.helpers import (
     ROOT,
     RUN_ID,
     VERIFY_ACTION,
+    WORKFLOW_PATH,
     workflow_run_event,
     write_json,
     zip_folder,
 )
 from tests.action.runner_sim import Job, run_composite
 from tests.conftest import require_docker
+from tests.git_helpers import checkout, commit, git, init_repo
 from tests.github_fake.server import FakeGitHub
+from verify_pr.publish import main as publish_main
 
 PYTHON_IMAGE = "verify-pr-python:local"
 FIXTURE = ROOT / "tests" / "fixtures" / "projects" / "pytest" / "pass"
@@ -127,3 +130,115 @@ def test_pr_files_to_check_run(
     assert len(github_fake.calls("checks/create")) == 1
     assert len(github_fake.calls("checks/update")) == 1
     assert all("authorization" not in r.headers for r in github_fake.calls("blob"))
+
+
+BUGGY = "def add(a, b):\n    return a - b\n"
+FIXED = "def add(a, b):\n    return a + b\n"
+CALC_TESTS = (
+    "from calc import add\n\n\n"
+    "def test_add():\n    assert add(2, 3) == 5\n\n\n"
+    "def test_sane():\n    assert 1 + 1 == 2\n"
+)
+
+
+def _compare_checkout(into: Path) -> tuple[str, str]:
+    """actions/checkout with fetch-depth: 0: the PR's head checked out, base in the history."""
+    init_repo(into)
+    base = commit(into, {"calc.py": BUGGY, "test_calc.py": CALC_TESTS}, "base: add is wrong")
+    head = commit(into, {"calc.py": FIXED}, "fix add")
+    checkout(into, head)
+    assert git(into, "cat-file", "-t", base).strip() == "commit"
+    subprocess.run(["chmod", "-R", "o+rX", str(into)], check=True)
+    return base, head
+
+
+def test_compare_pr_to_check_run(
+    tmp_path: Path,
+    github_fake: FakeGitHub,
+    webhook_payload: Callable[..., dict[str, Any]],
+) -> None:
+    """mode: compare, base fails test_add and head fixes it -> VERIFIED -> success."""
+    require_docker(PYTHON_IMAGE)
+    # -- the verify job (pull_request, no token, fetch-depth: 0) -------------------------
+    workspace = tmp_path / "workspace"
+    base_sha, head_sha = _compare_checkout(workspace)
+    pull_request = webhook_payload("pull_request", "opened")
+    pull_request["pull_request"]["base"]["sha"] = base_sha
+    pull_request["pull_request"]["head"]["sha"] = head_sha
+    pr_event = write_json(tmp_path / "pull_request.json", pull_request)
+    verify_job = Job.create(
+        tmp_path / "verify-job",
+        {
+            "GITHUB_WORKSPACE": str(workspace),
+            "GITHUB_EVENT_NAME": "pull_request",
+            "GITHUB_EVENT_PATH": str(pr_event),
+            "GITHUB_REPOSITORY": "Codertocat/Hello-World",
+            "GITHUB_RUN_ID": str(RUN_ID),
+        },
+    )
+    uploaded: dict[str, bytes] = {}
+    names: list[str] = []
+
+    def verify_uses(uses: str, with_: dict[str, str]) -> None:
+        assert uses.startswith(UPLOAD), uses
+        folder = Path(with_["path"])
+        assert all(p.is_file() and not p.is_symlink() for p in folder.iterdir())
+        names.extend(sorted(p.name for p in folder.iterdir()))
+        uploaded[with_["name"]] = zip_folder(folder)
+
+    outputs, steps = run_composite(
+        VERIFY_ACTION,
+        verify_job,
+        {
+            "image": PYTHON_IMAGE,
+            "mode": "compare",
+            "runner": "pytest",
+            "timeout": "120",
+            "strict-harness": "true",
+        },
+        verify_uses,
+    )
+    log = "\n".join(verify_job.log)
+    assert outputs == {"verdict": "VERIFIED", "status": "COMPLETED"}, log
+    assert all(s.returncode == 0 for s in steps), log
+    assert set(names) <= publish_main.COMPARE_ARTIFACT_FILES
+    assert set(names) >= publish_main.COMPARE_REQUIRED_FILES
+    verify_step = next(s for s in steps if s.name.startswith("Verify"))
+    assert verify_step.stdout.count("::stop-commands::") >= 3  # messages, base and head output
+    summary = verify_job.summary.read_text(encoding="utf-8")
+    assert "verify-pr compare: VERIFIED" in summary
+    assert "FAIL_TO_PASS (1)" in summary and "test\\_add" in summary
+
+    # -- the publish job (workflow_run, checks: write, no checkout) ----------------------
+    github_fake.add_artifact(
+        RUN_ID, "verify-pr-result", uploaded["verify-pr-result"], head_sha=head_sha
+    )
+    github_fake.pulls.append((1347, "octo-org:fix-bug", head_sha, FORK_REPO_ID))
+    github_fake.pull_files[1347] = ["calc.py"]
+    github_fake.trees[head_sha] = ["calc.py", "test_calc.py"]
+    event = workflow_run_event(webhook_payload("workflow_run", "completed"))
+    event["workflow_run"]["head_sha"] = head_sha
+    assert event["workflow_run"]["path"] == WORKFLOW_PATH
+    event_path = write_json(tmp_path / "workflow_run.json", event)
+    publish_job = Job.create(
+        tmp_path / "publish-job",
+        {
+            "GITHUB_EVENT_NAME": "workflow_run",
+            "GITHUB_EVENT_PATH": str(event_path),
+            "GITHUB_REPOSITORY": event["repository"]["full_name"],
+            "GITHUB_API_URL": github_fake.base_url,
+        },
+    )
+
+    def publish_uses(uses: str, _with: dict[str, str]) -> None:
+        raise AssertionError(f"the publish action must not use {uses}")
+
+    _, publish_steps = run_composite(PUBLISH_ACTION, publish_job, {}, publish_uses)
+    assert all(s.returncode == 0 for s in publish_steps), "\n".join(publish_job.log)
+    (check,) = github_fake.check_runs.values()
+    assert check["head_sha"] == head_sha
+    assert check["conclusion"] == "success", check["output"]["summary"]
+    assert check["output"]["title"] == "VERIFIED"
+    assert "VERIFIED" in check["output"]["summary"]
+    assert "FAIL_TO_PASS (1)" in check["output"]["summary"]
+    assert "NOT TRUSTED" not in check["output"]["summary"]
