@@ -74,3 +74,30 @@ def test_install_is_hash_checked() -> None:
     script = (ROOT / "scripts" / "action_install.sh").read_text(encoding="utf-8")
     assert "--require-hashes" in script and "--only-binary :all:" in script
     assert "--no-deps" in script and "--no-index" in script
+
+
+def test_compare_artifact_names_follow_the_verifier_and_fit_the_intake() -> None:
+    from verify_pr.models.compare import COMPARE_ARTIFACT_FILES, SIDE_FILES, side_file
+    from verify_pr.publish.artifact import DEFAULT_LIMITS
+    from verify_pr.publish.main import ARTIFACT_FILES
+    from verify_pr.sandbox.guard import OUT_FILES
+    from verify_pr.verify.cli import COMPARE_FILE, COMPARE_OUT, COMPARE_SUMMARY, VERDICT_FILE
+
+    # the folders verify-pr compare writes hold exactly the files the action flattens
+    assert set(SIDE_FILES) == OUT_FILES | {VERDICT_FILE}
+    assert {COMPARE_FILE, COMPARE_SUMMARY, "base", "head"} == COMPARE_OUT
+    assert {COMPARE_FILE, COMPARE_SUMMARY} <= COMPARE_ARTIFACT_FILES
+    assert side_file("head", "verdict.json") == "head-verdict.json"
+    # a run artifact and a compare artifact share no name; every name is flat
+    assert not ARTIFACT_FILES & COMPARE_ARTIFACT_FILES
+    assert all("/" not in name for name in COMPARE_ARTIFACT_FILES)
+    assert len(ARTIFACT_FILES | COMPARE_ARTIFACT_FILES) <= DEFAULT_LIMITS.max_members
+
+
+def test_compare_mode_is_documented_with_fetch_depth_0() -> None:
+    assert "`strict-harness`" in DOC and "fetch-depth: 0" in DOC
+    (example,) = [e for e in EXAMPLES if e.name == "verify-pr-compare.yml"]
+    steps = load(example)["jobs"]["verify"]["steps"]
+    assert steps[0]["with"]["fetch-depth"] == 0
+    assert steps[0]["with"]["persist-credentials"] is False
+    assert steps[1]["with"]["mode"] == "compare"

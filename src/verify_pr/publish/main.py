@@ -16,7 +16,14 @@ the verify workflow and upload anything), so:
   **not trusted**. An untrusted or refused result concludes ``action_required``, never
   ``success`` or ``failure``.
 
+- a compare artifact (mode compare, ``models.compare.COMPARE_ARTIFACT_FILES``: flat names, never
+  mixed with a run artifact's) is refused unless ``verify-pr-result.json`` is a ``CompareResult``
+  embedding exactly the runs of ``base-``/``head-verdict.json`` (each equal to its
+  ``-result.json``), its head sha is the trusted head sha, its transitions and counts follow
+  from the embedded test cases, and a VERIFIED claim agrees with them.
+
 Conclusions (trusted results): PASS -> success, FAIL -> failure, NOT_PROVEN -> neutral,
+BLOCKED -> action_required; for a comparison VERIFIED -> success, NOT_PROVEN -> neutral,
 BLOCKED -> action_required. Re-runs of this job update the same check run (matched by name and
 ``external_id`` = run id and attempt).
 
