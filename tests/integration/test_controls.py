@@ -8,6 +8,7 @@ probe cannot pass.
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -19,7 +20,9 @@ import pytest
 
 from tests.sandbox_helpers import make_repo, sandbox
 from verify_pr.sandbox import engine
-from verify_pr.sandbox.policy import LABEL_RUN
+from verify_pr.sandbox.policy import LABEL_OWNER
+
+_MINE = f"{LABEL_OWNER}={os.uname().nodename}:{os.getpid()}"
 from verify_pr.sandbox.run import SandboxRequest, SandboxRun, run_sandbox
 
 PROBE = r"""
@@ -106,7 +109,8 @@ def _run_in_thread(request: SandboxRequest) -> tuple[threading.Thread, list[Sand
 def _find_container(client: Any, deadline_s: float = 20) -> Any:
     end = time.monotonic() + deadline_s
     while time.monotonic() < end:
-        found = client.containers.list(filters={"label": LABEL_RUN})
+        # Only this process's runs: the daemon may be shared with other runners.
+        found = client.containers.list(filters={"label": _MINE})
         if found:
             return found[0]
         time.sleep(0.05)
@@ -150,7 +154,7 @@ def test_inspect_shows_every_control_and_no_nonce(
     assert results and results[0].result.status == "COMPLETED"
     assert nonce not in results[0].output.decode("utf-8", "replace")
     assert b"verify-pr-wrapper" in results[0].output  # the probe did read cmdlines
-    assert not client.containers.list(all=True, filters={"label": LABEL_RUN})
+    assert not client.containers.list(all=True, filters={"label": _MINE})
 
 
 def test_image_env_and_user_never_reach_the_check(

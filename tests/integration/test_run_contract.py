@@ -207,7 +207,7 @@ def test_signal_to_the_runner_removes_its_container(
 
     import docker
 
-    from verify_pr.sandbox.policy import LABEL_RUN
+    from verify_pr.sandbox.policy import LABEL_OWNER
 
     repo = make_repo(tmp_path)
     out = tmp_path / "out"
@@ -233,7 +233,8 @@ def test_signal_to_the_runner_removes_its_container(
     client = docker.from_env()
     try:
         deadline = time.monotonic() + 20
-        while not client.containers.list(filters={"label": LABEL_RUN}):
+        mine = f"{LABEL_OWNER}={os.uname().nodename}:{proc.pid}"
+        while not client.containers.list(filters={"label": mine}):
             assert time.monotonic() < deadline, "container never started"
             time.sleep(0.05)
         time.sleep(0.5)
@@ -243,7 +244,7 @@ def test_signal_to_the_runner_removes_its_container(
         result = json.loads((out / "result.json").read_text())
         assert result["status"] == "BLOCKED"
         assert signame in result["detail"]
-        assert not client.containers.list(all=True, filters={"label": LABEL_RUN})
+        assert not client.containers.list(all=True, filters={"label": mine})
     finally:
         proc.kill()
         client.close()
