@@ -38,8 +38,8 @@ RECORD: list[tuple[str, str]] = []  # (key, value) pairs for the table, reset pe
 _client: Any = None
 
 
-def client() -> Any:  # noqa: ANN401 (the SDK is untyped)
-    global _client  # noqa: PLW0603 (one client for the session)
+def client() -> Any:
+    global _client
     if _client is None:
         _client = docker.from_env(timeout=120)
     return _client
@@ -148,7 +148,7 @@ class DiskWatch:
         finally:
             api.close()
 
-    def _find(self, api: Any) -> list[str]:  # noqa: ANN401
+    def _find(self, api: Any) -> list[str]:
         try:
             for c in api.containers(all=True, filters={"label": owner_label(self.pid)}):
                 info = api.inspect_container(c["Id"])
@@ -167,7 +167,7 @@ class DiskWatch:
 def expect(
     run: CliRun,
     status: str | tuple[str, ...],
-    exit_code: int | None | str = "any",
+    exit_code: int | str | None = "any",
     detail: str | None = None,
     truncated: bool | None = False,
 ) -> dict[str, Any]:
@@ -210,9 +210,7 @@ def results(text: str | bytes) -> dict[str, str]:
 
 
 @contextmanager
-def loose_container(
-    script: str, image: str = MINIMAL_IMAGE, **overrides: Any
-) -> Iterator[Any]:
+def loose_container(script: str, image: str = MINIMAL_IMAGE, **overrides: Any) -> Iterator[Any]:
     """A container with the controls absent: root, default caps, writable root, no limits.
 
     No network unless ``network_mode`` is overridden; removed (with its volumes) on exit."""
@@ -231,7 +229,9 @@ def loose_container(
         container.remove(force=True, v=True)
 
 
-def loose(script: str, image: str = MINIMAL_IMAGE, wait_s: float = 120, **overrides: Any) -> tuple[int, bytes]:
+def loose(
+    script: str, image: str = MINIMAL_IMAGE, wait_s: float = 120, **overrides: Any
+) -> tuple[int, bytes]:
     """Run the probe loose and return (exit code, stdout+stderr)."""
     with loose_container(script, image, **overrides) as container:
         container.start()

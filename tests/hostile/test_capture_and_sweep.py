@@ -66,7 +66,9 @@ def test_stopped_capture_is_woken_by_the_sweep(
 # its pid comes round: about 25 min at this machine's fork rate, inside the 3600 s timeout):
 # a check process whose pid the wrapper takes for its capture's. The impostor prints on the
 # SIGCONT the sweep sends to spared captures, proving it survived the sweep.
-IMPOSTOR = FIND_CAPTURE + r"""
+IMPOSTOR = (
+    FIND_CAPTURE
+    + r"""
 kill -9 $caps
 trap '' PIPE
 exec > /proc/1/fd/1 2>&1
@@ -75,14 +77,15 @@ echo $! > /work/.impostor
 sleep 0.5
 exit 0
 """
+)
 
 
 def test_pid_reuse_impostor_is_swept(
     minimal_image: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The test-only wrapper takes the impostor's pid as its capture's, as a wrapped pid would.
-    take = 'rc=$?\n'
-    adopt = 'rc=$?\nread -r capper < /work/.impostor\n'
+    take = "rc=$?\n"
+    adopt = "rc=$?\nread -r capper < /work/.impostor\n"
     assert '[ -n "$genuine" ] || return 1' in _SHIPPED_SCRIPT("wrapper.sh")
     _patch_wrapper(monkeypatch, take, adopt)
     run = run_sandbox(SandboxRequest(make_repo(tmp_path), IMPOSTOR, minimal_image, 20, 10000))
@@ -101,7 +104,9 @@ def test_pid_reuse_impostor_is_swept(
         return text
 
     monkeypatch.setattr(policy_mod, "_script", script)
-    spared = run_sandbox(SandboxRequest(make_repo(tmp_path / "ctl"), IMPOSTOR, minimal_image, 20, 10000))
+    spared = run_sandbox(
+        SandboxRequest(make_repo(tmp_path / "ctl"), IMPOSTOR, minimal_image, 20, 10000)
+    )
     text = spared.output.decode("utf-8", "replace") + spared.result.detail
     assert "survived-the-sweep" in text or "continued after" in text, spared
     control("trusting the pid alone, the impostor survives the sweep")

@@ -21,7 +21,9 @@ from tests.hostile.helpers import RECORD, attack, client, containers_of, control
 from tests.sandbox_helpers import make_repo
 
 
-def _cli(repo: Path, out: Path, image: str, cmd: str, *extra: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+def _cli(
+    repo: Path, out: Path, image: str, cmd: str, *extra: str, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
     args = ["--repo", str(repo), "--out", str(out), "--image", image, "--cmd", cmd, *extra]
     return subprocess.Popen(
         [sys.executable, "-m", "verify_pr.sandbox.cli", *args],
@@ -45,7 +47,7 @@ def test_eight_runs_at_once_do_not_cross_talk(minimal_image: str, tmp_path: Path
     def one(i: int) -> tuple[int, dict[str, object], bytes, set[str]]:
         root = tmp_path / f"run{i}"
         root.mkdir()
-        cmd = f"cat /repo/id; grep -o 'docker/[0-9a-f]*' /proc/self/cgroup | head -1; sleep 1"
+        cmd = "cat /repo/id; grep -o 'docker/[0-9a-f]*' /proc/self/cgroup | head -1; sleep 1"
         run = attack(root, minimal_image, cmd, files={"id": f"run-{i}\n"})
         return i, run.result, run.output, run.files
 
@@ -124,10 +126,14 @@ def private_dockerd(minimal_image: str) -> Iterator[tuple[str, subprocess.Popen[
             "--bridge=none",
             "--iptables=false",
             "--ip6tables=false",
-            "--data-root", str(root / "data"),
-            "--exec-root", str(root / "exec"),
-            "--pidfile", str(root / "d.pid"),
-            "-H", f"unix://{sock}",
+            "--data-root",
+            str(root / "data"),
+            "--exec-root",
+            str(root / "exec"),
+            "--pidfile",
+            str(root / "d.pid"),
+            "-H",
+            f"unix://{sock}",
         ],
         stdout=subprocess.DEVNULL,
         stderr=log,
@@ -141,7 +147,9 @@ def private_dockerd(minimal_image: str) -> Iterator[tuple[str, subprocess.Popen[
             assert time.monotonic() < end, "the private dockerd never answered"
             time.sleep(0.3)
         save = subprocess.Popen(["docker", "save", minimal_image], stdout=subprocess.PIPE)
-        subprocess.run(["docker", "-H", host, "load"], stdin=save.stdout, check=True, capture_output=True)
+        subprocess.run(
+            ["docker", "-H", host, "load"], stdin=save.stdout, check=True, capture_output=True
+        )
         save.wait(60)
         assert save.stdout is not None
         save.stdout.close()
@@ -193,12 +201,15 @@ def test_daemon_stopped_mid_run_is_blocked_or_error(
     assert ok.returncode == 0
     assert json.loads((tmp_path / "ok" / "result.json").read_text())["status"] == "COMPLETED"
     control("the same run on the private daemon completes when it is left alone")
-    proc = _cli(repo, tmp_path / "out", minimal_image, "sleep 30; exit 0", "--timeout", "60", env=env)
+    proc = _cli(
+        repo, tmp_path / "out", minimal_image, "sleep 30; exit 0", "--timeout", "60", env=env
+    )
     try:
         end = time.monotonic() + 60
         while not subprocess.run(
             ["docker", "-H", host, "ps", "-q", "--filter", "label=io.verify-pr.run"],
-            capture_output=True, text=True,
+            capture_output=True,
+            text=True,
         ).stdout.strip():
             assert time.monotonic() < end
             time.sleep(0.2)

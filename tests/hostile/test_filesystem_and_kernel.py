@@ -31,7 +31,7 @@ def test_writes_outside_the_tmpfs_are_refused(
     expect(run, "COMPLETED", 0)
     assert results(run.output)["w"] == "refused"
     assert not (tmp_path / "repo" / "pwned").exists()
-    code, logs = loose("mkdir -p /repo; " + cmd)
+    _code, logs = loose("mkdir -p /repo; " + cmd)
     assert results(logs)["w"] == "ok"
     control("root with a writable root filesystem can write there")
 
@@ -45,7 +45,9 @@ def test_posture(minimal_image: str, tmp_path: Path) -> None:
     got = results(run.output)
     assert (got["CapEff"], got["NoNewPrivs"], got["Seccomp"]) == ("0000000000000000", "1", "2")
     ctl = results(loose(POSTURE, security_opt=["seccomp=unconfined"])[1])
-    assert ctl["CapEff"] != "0000000000000000" and ctl["NoNewPrivs"] == "0" and ctl["Seccomp"] == "0"
+    assert (
+        ctl["CapEff"] != "0000000000000000" and ctl["NoNewPrivs"] == "0" and ctl["Seccomp"] == "0"
+    )
     control("a loose container has capabilities, no NoNewPrivs, no seccomp")
 
 
@@ -69,7 +71,7 @@ KERNEL_CMD = f"python3 -c '{KERNEL}'"
 
 @pytest.fixture(scope="module")
 def kernel_control(python_image: str) -> dict[str, str]:
-    code, logs = loose(KERNEL_CMD, python_image, security_opt=["seccomp=unconfined"])
+    _code, logs = loose(KERNEL_CMD, python_image, security_opt=["seccomp=unconfined"])
     return results(logs)
 
 

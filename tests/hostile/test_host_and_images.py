@@ -31,12 +31,27 @@ def test_host_token_is_nowhere(minimal_image: str, tmp_path: Path, name: str) ->
         assert SECRET.encode() not in (run.out / f).read_bytes(), f
     assert name.encode() not in run.output and SECRET not in run.stderr + run.stdout
     argv = subprocess.run(
-        [sys.executable, "-m", "verify_pr.sandbox.cli", "--repo", str(tmp_path / "repo"),
-         "--out", str(tmp_path / "o2"), "--image", minimal_image, "--cmd", "true", "--print-argv"],
-        capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", name: value}, check=True,
+        [
+            sys.executable,
+            "-m",
+            "verify_pr.sandbox.cli",
+            "--repo",
+            str(tmp_path / "repo"),
+            "--out",
+            str(tmp_path / "o2"),
+            "--image",
+            minimal_image,
+            "--cmd",
+            "true",
+            "--print-argv",
+        ],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", name: value},
+        check=True,
     )
     assert SECRET not in argv.stdout
-    code, logs = loose("env", environment={name: value})
+    _code, logs = loose("env", environment={name: value})
     assert SECRET.encode() in logs
     control("a container given the variable does see it")
 
@@ -66,7 +81,7 @@ def images(minimal_image: str) -> Iterator[dict[str, str]]:
 def test_image_env_secret_is_refused(images: dict[str, str], tmp_path: Path) -> None:
     run = attack(tmp_path, images["env-secret"], "env")
     refused(run, "image sets ENV GITHUB_TOKEN")
-    code, logs = loose("env", images["env-secret"])
+    _code, logs = loose("env", images["env-secret"])
     assert SECRET.encode() in logs
     control("the image's ENV reaches a container run from it")
 

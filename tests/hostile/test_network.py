@@ -35,7 +35,7 @@ TABLES = (
 
 @pytest.fixture(scope="module")
 def host_tables() -> dict[str, str]:
-    code, logs = loose(TABLES, network_mode="host")  # read-only look at the tables
+    _code, logs = loose(TABLES, network_mode="host")  # read-only look at the tables
     return results(logs)
 
 
@@ -57,8 +57,7 @@ def test_listener_is_reachable_only_on_loopback(minimal_image: str, tmp_path: Pa
         "echo RESULT got=$(timeout 3 nc 127.0.0.1 8080 </dev/null); "
         "echo RESULT addrs=$(ip -o addr 2>/dev/null | awk '{print $4}' | tr '\\n' ' '); "
         "echo RESULT listen=$(grep -c ':1F90 00000000:0000 0A' /proc/net/tcp /proc/net/tcp6 | "
-        "awk -F: '{s+=$2} END {print s}'); "
-        + TABLES
+        "awk -F: '{s+=$2} END {print s}'); " + TABLES
     )
     run = attack(tmp_path, minimal_image, cmd, "--timeout", "20")
     expect(run, "COMPLETED", 0)

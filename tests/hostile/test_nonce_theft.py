@@ -120,7 +120,7 @@ def hardening(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
         monkeypatch.setattr(policy_mod.SandboxPolicy, "argv", property(unhardened_argv))
 
-    yield set_hardening
+    return set_hardening
 
 
 def run_in_process(tmp_path: Path, image: str, cmd: str, report: str | None = None) -> SandboxRun:
@@ -139,7 +139,9 @@ def test_proc_mem_read_steals_the_nonce_only_without_hardening(
     assert got_off["mem"] == NONCE, got_off  # the attack works...
     assert (off.result.status, off.result.exit_code) == ("COMPLETED", 137)
     assert off.report == b"FORGED\n" and off.result.report == "returned"  # ...and forges
-    control("with the hardening off, /proc/<wrapper>/mem yields the nonce and a forged sentinel is accepted")
+    control(
+        "with the hardening off, /proc/<wrapper>/mem yields the nonce and a forged sentinel is accepted"
+    )
 
     hardening(True)
     on = run_in_process(tmp_path, minimal_image, STEALER, "/work/rep.xml")
@@ -189,13 +191,15 @@ def test_ptrace_and_process_vm_readv(python_image: str, tmp_path: Path, hardenin
     assert off["ptrace"] == "attached", off
     assert off["vm_readv"] in ("read", "Operation not permitted"), off
     # Positive control for the readv probe: seccomp off, a parent shell holding the nonce.
-    code, logs = loose(
+    _code, logs = loose(
         f"nonce={NONCE}; export IGNORED=1; python3 -c '{PY_STEALER}'; :",
         python_image,
         security_opt=["seccomp=unconfined"],
     )
     assert results(logs)["mem"] == NONCE, logs
-    control("with the hardening off ptrace attaches; with seccomp off process_vm_readv yields the nonce")
+    control(
+        "with the hardening off ptrace attaches; with seccomp off process_vm_readv yields the nonce"
+    )
     hardening(True)
     run = run_in_process(tmp_path, python_image, cmd)
     on = results(run.output)

@@ -31,7 +31,7 @@ def test_process_farm_meets_the_pids_limit(minimal_image: str, tmp_path: Path) -
 
 
 def _spawn_control() -> None:
-    code, logs = loose(SPAWN, pids_limit=2000)
+    _code, logs = loose(SPAWN, pids_limit=2000)
     assert int(results(logs)["procs"]) > 600, logs
     control("600 processes start under a 2000 pids limit")
 
@@ -44,7 +44,7 @@ THREADS = (
     "        threading.Thread(target=time.sleep, args=(30,), daemon=True).start(); n += 1\n"
     "except RuntimeError:\n"
     "    pass\n"
-    "print(\"RESULT threads=%d\" % n, flush=True)\n"
+    'print("RESULT threads=%d" % n, flush=True)\n'
     "import os; os._exit(0)'"
 )
 
@@ -53,7 +53,7 @@ def test_thread_bomb_meets_the_pids_limit(python_image: str, tmp_path: Path) -> 
     run = attack(tmp_path, python_image, THREADS, "--timeout", "60")
     expect(run, "COMPLETED", 0)
     assert int(results(run.output)["threads"]) < 256
-    code, logs = loose(THREADS, python_image, pids_limit=2000)
+    _code, logs = loose(THREADS, python_image, pids_limit=2000)
     assert results(logs)["threads"] == "600", logs
     control("600 threads start under a 2000 pids limit")
 
@@ -75,8 +75,12 @@ def test_zombie_farm_does_not_hold_the_sweep(minimal_image: str, tmp_path: Path)
 FLOODS = [
     pytest.param("yes", "TIMEOUT", 137, b"y\n", id="yes-stdout"),
     pytest.param("yes >&2", "TIMEOUT", 137, b"y\n", id="yes-stderr"),
-    pytest.param("head -c 5000000 /dev/zero | tr '\\0' x; exit 0", "COMPLETED", 0, b"x", id="no-newline"),
-    pytest.param("yes bypass > /proc/1/fd/1", "TIMEOUT", 137, b"bypass\n", id="bypass-to-pid1-stdout"),
+    pytest.param(
+        "head -c 5000000 /dev/zero | tr '\\0' x; exit 0", "COMPLETED", 0, b"x", id="no-newline"
+    ),
+    pytest.param(
+        "yes bypass > /proc/1/fd/1", "TIMEOUT", 137, b"bypass\n", id="bypass-to-pid1-stdout"
+    ),
 ]
 
 
@@ -88,7 +92,9 @@ def test_output_flood_is_capped(
     expect(run, status, code, truncated=True)
     assert len(run.output) == 10000
     assert run.output == (unit * 10000)[:10000]
-    size, logs = loose(f"( {cmd} ) 2>&1 | head -c 200000 | wc -c".replace("/proc/1/fd/1", "/dev/stdout"))
+    _size, logs = loose(
+        f"( {cmd} ) 2>&1 | head -c 200000 | wc -c".replace("/proc/1/fd/1", "/dev/stdout")
+    )
     assert logs.strip() == b"200000", logs
     control("the same flood gives 200000+ bytes without the cap")
 
@@ -98,6 +104,6 @@ def test_nul_and_invalid_utf8_are_kept_as_bytes(minimal_image: str, tmp_path: Pa
     run = attack(tmp_path, minimal_image, cmd)
     expect(run, "COMPLETED", 0)
     assert run.output == b"a\x00b\xff\xfec\xc0\n"
-    code, logs = loose(cmd + " | od -An -tx1")
+    _code, logs = loose(cmd + " | od -An -tx1")
     assert logs.split() == [b"61", b"00", b"62", b"ff", b"fe", b"63", b"c0", b"0a"], logs
     control("the probe prints those exact bytes")

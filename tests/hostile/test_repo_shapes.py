@@ -17,7 +17,7 @@ def _repo_with(tmp_path: Path, shape: str) -> tuple[Path, Path]:
     repo = make_repo(tmp_path)
     secret = tmp_path / "host-secret"
     secret.write_text("host secret\n")
-    os.chmod(tmp_path, 0o755)
+    os.chmod(tmp_path, 0o755)  # noqa: S103 (the sandbox user must traverse it)
     deep = repo / "a" / "b" / "c"
     deep.mkdir(parents=True)
     for d in (repo / "a", repo / "a" / "b", deep):
@@ -58,7 +58,9 @@ def test_links_inside_the_repo_are_copied(minimal_image: str, tmp_path: Path) ->
     os.symlink("a/real", repo / "l1")
     os.symlink("l1", repo / "l2")
     os.symlink("a", repo / "dirlink")
-    run = attack(tmp_path, minimal_image, "cat l2 dirlink/real; ls -l l2 | grep -c -- '->'", repo=repo)
+    run = attack(
+        tmp_path, minimal_image, "cat l2 dirlink/real; ls -l l2 | grep -c -- '->'", repo=repo
+    )
     expect(run, "COMPLETED", 0)
     assert run.output == b"inside\ninside\n1\n"
     control("the in-repo chain resolves inside the container and stays a link")
@@ -81,7 +83,7 @@ def test_awkward_names_are_copied_as_bytes(minimal_image: str, tmp_path: Path) -
         with open(path, "wb") as f:
             f.write(b"x\n")
         os.chmod(path, 0o644)
-    cmd = "for f in /work/*; do [ -f \"$f\" ] && cat -- \"$f\"; done | wc -l; for f in /work/*; do printf '%s/' \"$f\"; done | od -An -c"
+    cmd = 'for f in /work/*; do [ -f "$f" ] && cat -- "$f"; done | wc -l; for f in /work/*; do printf \'%s/\' "$f"; done | od -An -c'
     run = attack(tmp_path, minimal_image, cmd, repo=repo)
     expect(run, "COMPLETED", 0)
     text = run.output.replace(b" ", b"").replace(b"\n", b"")

@@ -11,7 +11,7 @@ from tests.hostile.helpers import attack, control, expect, layer_bytes, loose, r
 MiB = 1024 * 1024
 # A string doubled 26 times: 512 MiB, and 768 MiB while the last copy is made.
 HEAP_BOMB = (
-    "awk 'BEGIN{s=\"xxxxxxxx\"; for(i=0;i<26;i++) s = s s; print \"RESULT bomb=survived\"}'; "
+    'awk \'BEGIN{s="xxxxxxxx"; for(i=0;i<26;i++) s = s s; print "RESULT bomb=survived"}\'; '
     "echo RESULT after=yes"
 )
 CAPS = {"/work": 256 * MiB, "/tmp": 128 * MiB, "/cap": 8 * MiB, "/dev/shm": 32 * MiB}
@@ -29,7 +29,7 @@ def test_heap_bomb_is_oom_killed_and_the_wrapper_survives(
     expect(run, "COMPLETED", 0, "OOM kill")
     got = results(run.output)
     assert got == {"after": "yes"}, got
-    code, logs = loose(HEAP_BOMB)
+    _code, logs = loose(HEAP_BOMB)
     assert results(logs)["bomb"] == "survived", logs
     control("the 768 MiB bomb completes with no memory limit")
 
@@ -40,7 +40,7 @@ def test_fill_of_each_tmpfs_meets_its_cap(minimal_image: str, tmp_path: Path, wh
     expect(run, "COMPLETED", 0)
     size = int(results(run.output)["size"])
     assert 0 < size <= CAPS[where], size
-    code, logs = loose(FILL.format(d=where), **_loose_fs())
+    _code, logs = loose(FILL.format(d=where), **_loose_fs())
     assert int(results(logs)["size"]) == 314572800, logs
     control("300 MB fits where the tmpfs has no size cap")
 
@@ -59,7 +59,7 @@ def test_tmpfs_fill_past_the_memory_limit(minimal_image: str, tmp_path: Path) ->
     got = results(run.output)
     assert int(got["filled"]) <= sum(CAPS.values()) < 512 * MiB
     assert got["after"] == "yes" and "bomb" not in got
-    code, logs = loose(cmd, **_loose_fs())
+    _code, logs = loose(cmd, **_loose_fs())
     got = results(logs)
     assert int(got["filled"]) == 4 * 314572800 and got["bomb"] == "survived", got
     control("1.2 GB of tmpfs and the bomb both succeed with no caps")
@@ -103,6 +103,6 @@ def test_a_million_small_files_run_out_of_inodes(minimal_image: str, tmp_path: P
     run = attack(tmp_path, minimal_image, cmd, "--timeout", "120", disk=True)
     expect(run, "COMPLETED", 0)
     assert int(results(run.output)["files"]) < 65536
-    code, logs = loose(cmd.replace("1000000", "70000"), tmpfs={"/tmp": "rw,size=256m"})
+    _code, logs = loose(cmd.replace("1000000", "70000"), tmpfs={"/tmp": "rw,size=256m"})
     assert results(logs)["files"] == "70000", logs
     control("70000 files fit in a tmpfs without nr_inodes")

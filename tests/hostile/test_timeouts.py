@@ -57,7 +57,7 @@ def forever_control() -> dict[str, str]:
             f"s=gone; for p in /proc/[0-9]*; do case \"$(tr '\\0' ' ' < $p/cmdline)\" in "
             f"*'mark-{i}''-x'*) s=alive;; esac; done 2>/dev/null; echo \"RESULT {i}=$s\""
         )
-    code, logs = loose("\n".join(lines))
+    _code, logs = loose("\n".join(lines))
     got = results(logs)
     return {cmd: got.get(str(i), "missing") for i, (_, cmd, _) in enumerate(FOREVER)}
 

@@ -21,9 +21,9 @@ import pytest
 from tests.sandbox_helpers import make_repo, sandbox
 from verify_pr.sandbox import engine
 from verify_pr.sandbox.policy import LABEL_OWNER
+from verify_pr.sandbox.run import SandboxRequest, SandboxRun, run_sandbox
 
 _MINE = f"{LABEL_OWNER}={os.uname().nodename}:{os.getpid()}"
-from verify_pr.sandbox.run import SandboxRequest, SandboxRun, run_sandbox
 
 PROBE = r"""
 echo "uid=$(id -u) gid=$(id -g)"
