@@ -49,8 +49,10 @@ def owner_label(pid: int) -> str:
     return f"{LABEL_OWNER}={os.uname().nodename}:{pid}"
 
 
-def containers_of(pid: int) -> list[Any]:
-    return list(client().containers.list(all=True, filters={"label": owner_label(pid)}))
+def containers_of(pid: int) -> list[dict[str, Any]]:
+    """The runner's containers, any state (one list call: no per-container inspect race)."""
+    found = client().api.containers(all=True, filters={"label": owner_label(pid)})
+    return list(found)
 
 
 def tree_digest(root: Path) -> str:

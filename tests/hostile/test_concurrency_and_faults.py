@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hostile.helpers import RECORD, attack, client, containers_of, control, expect
+from tests.hostile.helpers import RECORD, attack, containers_of, control, expect
 from tests.sandbox_helpers import make_repo
 
 
@@ -36,9 +36,9 @@ def _cli(
 def _wait_for_container(pid: int, seconds: float = 60) -> str:
     end = time.monotonic() + seconds
     while time.monotonic() < end:
-        found = [c for c in containers_of(pid) if c.status == "running"]
+        found = [c for c in containers_of(pid) if c["State"] == "running"]
         if found:
-            return str(found[0].id)
+            return str(found[0]["Id"])
         time.sleep(0.1)
     raise AssertionError("the runner's container never started")
 
@@ -92,13 +92,14 @@ def test_runner_killed_leaves_an_orphan_that_the_next_run_reaps(
     proc = _cli(repo, tmp_path / "out", minimal_image, "sleep 120", "--timeout", "120")
     try:
         orphan = _wait_for_container(proc.pid)
+        time.sleep(1)  # past the nonce: killed before it, the wrapper would exit 125 at once
         proc.send_signal(signal.SIGKILL)
         proc.communicate(timeout=30)
     finally:
         proc.kill()
     # Positive control: SIGKILL gives no chance to clean up, so the container is still there.
-    assert client().containers.get(orphan).status == "running"
-    control("after SIGKILL the runner's container is still running")
+    assert [c["Id"] for c in containers_of(proc.pid)] == [orphan]
+    control("after SIGKILL the runner's container is still there")
     (tmp_path / "next").mkdir()
     started = time.monotonic()
     run = attack(tmp_path / "next", minimal_image, "true")

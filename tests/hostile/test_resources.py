@@ -97,7 +97,7 @@ def test_dense_2gib_write_hits_enospc_and_host_disk_is_flat(
 
 def test_a_million_small_files_run_out_of_inodes(minimal_image: str, tmp_path: Path) -> None:
     cmd = (
-        "mkdir /tmp/m; i=0; while : > /tmp/m/$i; do i=$((i+1)); [ $i -ge 1000000 ] && break; "
+        "mkdir /tmp/m; i=0; while true > /tmp/m/$i; do i=$((i+1)); [ $i -ge 1000000 ] && break; "
         "done 2>/dev/null; echo RESULT files=$i; sleep 1"
     )
     run = attack(tmp_path, minimal_image, cmd, "--timeout", "120", disk=True)
