@@ -106,7 +106,7 @@ def ids_in_doc() -> set[str]:
 
 def collect() -> set[str]:
     collector = Collector()
-    code = pytest.main([SUITE, "--collect-only", "-q", "-p", "no:cacheprovider"], [collector])
+    code = pytest.main([SUITE, "--collect-only", "-qq", "-p", "no:cacheprovider"], [collector])
     if code not in (0, 5):
         raise SystemExit(f"collection failed ({code})")
     return set(collector.rows)
