@@ -109,6 +109,18 @@ class DockerApi:
         )
         return result
 
+    def list_owned(self) -> list[tuple[str, str]]:
+        """(full id, owner label) of every container, running or not, that has an owner."""
+        from verify_pr.sandbox.policy import LABEL_OWNER
+
+        found = self.call(
+            "listing sandbox containers",
+            self._client.containers,
+            all=True,
+            filters={"label": LABEL_OWNER},
+        )
+        return [(str(c["Id"]), str((c.get("Labels") or {}).get(LABEL_OWNER, ""))) for c in found]
+
     def kill(self, container_id: str) -> None:
         """Kill by full id; a container that already exited (409) or is gone (404) is fine."""
         import docker.errors

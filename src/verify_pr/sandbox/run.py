@@ -87,11 +87,13 @@ def run_sandbox(request: SandboxRequest) -> SandboxRun:
     from verify_pr.sandbox.docker_api import docker_api
     from verify_pr.sandbox.engine import run_container
     from verify_pr.sandbox.image_check import image_path_env
+    from verify_pr.sandbox.reaper import reap_orphans
 
     started = time.monotonic()
     _prewarm_models()
     try:
         with docker_api() as api:
+            reap_orphans(api)  # containers of runners that died (SIGKILL) before cleaning up
             image = api.inspect_image(request.image)
             path_env = image_path_env(image.get("Config") or {})
             policy = make_policy(request, path_env, new_run_id())

@@ -25,13 +25,31 @@ mkfifo /cap/.verify-pr-out || fail fifo
 (head -c "$cap"; exec cat > /dev/null) < /cap/.verify-pr-out &
 capper=$!
 
+# start_of PID: its start time (field 22 of /proc/PID/stat) in $st_out, builtins only.
+start_of() {
+  st_out=
+  { IFS= read -r st_line < "/proc/$1/stat"; } 2> /dev/null || return 1
+  # shellcheck disable=SC2086
+  set -- ${st_line##*") "}
+  [ "$#" -ge 20 ] || return 1
+  shift 19
+  st_out=$1
+}
+# Pinned now, while the capture is our unreaped child. If the check kills it, the pid is
+# freed; a process that later takes the same pid (the pid space wraps) has another start
+# time and is swept like any other.
+start_of "$capper"
+capst=$st_out
+
 env -i PATH="$PATH" HOME=/work CI=1 timeout -s KILL "$t" /bin/sh -c "$cmd" \
   < /dev/null > /cap/.verify-pr-out 2>&1
 rc=$?
 
-# End every process but init, this wrapper and the capture: setsid children, stopped trees
-# and daemons included. Only then does anything carry the nonce to stdout.
+# End every process but init, this wrapper and the capture (the process started above, checked
+# by its start time, and its children): setsid children, stopped trees, daemons and pid reusers
+# included. Only then does anything carry the nonce to stdout.
 is_capture() {
+  [ -n "$genuine" ] || return 1
   [ "$1" = "$capper" ] && return 0
   while IFS= read -r line; do
     case $line in PPid:*) [ "${line#PPid:?}" = "$capper" ] && return 0; return 1 ;; esac
@@ -40,12 +58,17 @@ is_capture() {
 }
 rounds=0
 while :; do
-  others=
+  others= caps= genuine=
+  if [ -n "$capst" ] && start_of "$capper" && [ "$st_out" = "$capst" ]; then genuine=1; fi
   for p in /proc/[0-9]*; do
     p=${p#/proc/}
-    if [ "$p" = 1 ] || [ "$p" = "$$" ] || is_capture "$p"; then continue; fi
+    if [ "$p" = 1 ] || [ "$p" = "$$" ]; then continue; fi
+    if is_capture "$p"; then caps="$caps $p" && continue; fi
     others="$others $p"
   done
+  # A stopped capture would hold the wait below for ever: wake every capture process.
+  # shellcheck disable=SC2086
+  [ -n "$caps" ] && kill -CONT $caps 2> /dev/null
   [ -z "$others" ] && break
   # shellcheck disable=SC2086
   kill -9 $others 2> /dev/null

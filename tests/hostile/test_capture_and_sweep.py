@@ -1,0 +1,112 @@
+"""The capture and the sweep: attacks on the processes the sweep must spare.
+
+The capture (the wrapper's background subshell and its `head`) is the only thing besides
+init and the wrapper that the sweep leaves alive. A check may stop it (SIGSTOP), or kill it
+and wait for its pid to come round again so that the sweep spares an impostor.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.hostile.helpers import RECORD, attack, containers_of, control, expect, results
+from tests.sandbox_helpers import make_repo
+from verify_pr.sandbox import engine
+from verify_pr.sandbox import policy as policy_mod
+from verify_pr.sandbox.run import SandboxRequest, run_sandbox
+
+_SHIPPED_SCRIPT = policy_mod._script
+
+# The capture processes are the wrapper's forks: same command line as the wrapper, other pid.
+FIND_CAPTURE = r"""
+w=$PPID caps=
+for p in /proc/[0-9]*; do p=${p#/proc/}
+  [ "$p" = "$w" ] && continue
+  case "$(tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null)" in
+    "/work/.verify-pr-wrapper/sh -c "*) caps="$caps $p";;
+  esac
+done
+"""
+
+
+def _patch_wrapper(monkeypatch: pytest.MonkeyPatch, old: str, new: str) -> None:
+    """A test-only wrapper: the shipped script with one line changed (never a user option)."""
+
+    def script(name: str) -> str:
+        text = _SHIPPED_SCRIPT(name)
+        if name == "wrapper.sh":
+            assert old in text
+            text = text.replace(old, new)
+        return text
+
+    monkeypatch.setattr(policy_mod, "_script", script)
+
+
+def test_stopped_capture_is_woken_by_the_sweep(
+    minimal_image: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cmd = FIND_CAPTURE + 'echo "stopping:$caps"; kill -STOP $caps; exit 0'
+    run = attack(tmp_path, minimal_image, cmd, "--timeout", "20")
+    expect(run, "COMPLETED", 0, "the check exited 0")
+    assert run.elapsed_s < 20
+    # Positive control: without the wake-up (the sweep's `kill -CONT` of capture processes)
+    # the stopped capture holds the wrapper until the host watchdog ends the run.
+    monkeypatch.setattr(engine, "WATCHDOG_GRACE_S", 1)
+    _patch_wrapper(monkeypatch, '[ -n "$caps" ] && kill -CONT $caps', ": no wake-up")
+    stuck = run_sandbox(SandboxRequest(make_repo(tmp_path / "ctl"), cmd, minimal_image, 3, 1000))
+    assert (stuck.result.status, stuck.result.exit_code) == ("TIMEOUT", None), stuck.result
+    assert not containers_of(os.getpid())
+    control("without the wake-up the run hangs until the watchdog (TIMEOUT)")
+
+
+# Simulates the end state of a pid-reuse attack (kill the capture, cycle ~4 million pids until
+# its pid comes round: about 25 min at this machine's fork rate, inside the 3600 s timeout):
+# a check process whose pid the wrapper takes for its capture's. The impostor prints on the
+# SIGCONT the sweep sends to spared captures, proving it survived the sweep.
+IMPOSTOR = (
+    FIND_CAPTURE
+    + r"""
+kill -9 $caps
+trap '' PIPE
+exec > /proc/1/fd/1 2>&1
+sh -c 'trap "echo RESULT impostor=survived-the-sweep" CONT; while :; do :; done' &
+echo $! > /work/.impostor
+sleep 0.5
+exit 0
+"""
+)
+
+
+def test_pid_reuse_impostor_is_swept(
+    minimal_image: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The test-only wrapper takes the impostor's pid as its capture's, as a wrapped pid would.
+    take = "rc=$?\n"
+    adopt = "rc=$?\nread -r capper < /work/.impostor\n"
+    assert '[ -n "$genuine" ] || return 1' in _SHIPPED_SCRIPT("wrapper.sh")
+    _patch_wrapper(monkeypatch, take, adopt)
+    run = run_sandbox(SandboxRequest(make_repo(tmp_path), IMPOSTOR, minimal_image, 20, 10000))
+    assert not containers_of(os.getpid())
+    assert (run.result.status, run.result.exit_code) == ("COMPLETED", 0), run.result
+    assert "impostor" not in results(run.output)
+    RECORD.append(("outcome", "COMPLETED exit 0, impostor swept"))
+    # Positive control: judged by pid alone (no start-time check), the impostor is spared.
+    monkeypatch.undo()
+    pid_alone = take + "read -r capper < /work/.impostor\n"
+
+    def script(name: str) -> str:
+        text = _SHIPPED_SCRIPT(name)
+        if name == "wrapper.sh":
+            text = text.replace(take, pid_alone).replace('[ -n "$genuine" ] || return 1', ":")
+        return text
+
+    monkeypatch.setattr(policy_mod, "_script", script)
+    spared = run_sandbox(
+        SandboxRequest(make_repo(tmp_path / "ctl"), IMPOSTOR, minimal_image, 20, 10000)
+    )
+    text = spared.output.decode("utf-8", "replace") + spared.result.detail
+    assert "survived-the-sweep" in text or "continued after" in text, spared
+    control("trusting the pid alone, the impostor survives the sweep")
