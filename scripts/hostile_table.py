@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Run the hostile suite and write its table (attack, control, outcome) into docs/hostile.md.
+"""Run the hostile suite and write its table (attack, control, outcome) into the docs and README.
 
 The table is generated from the suite's own results: a pytest plugin collects, per test id,
 what the host said (``outcome`` properties recorded by tests/hostile/helpers.py), what the
@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOC = ROOT / "docs" / "hostile.md"
+DOCS = (ROOT / "docs" / "hostile.md", ROOT / "README.md")
 SUITE = "tests/hostile"
 START, END = "<!-- hostile-table:start -->", "<!-- hostile-table:end -->"
 ROW_ID = re.compile(r"^\| `([^`]+)` \|", re.M)
@@ -90,18 +90,26 @@ def render(rows: dict[str, Row]) -> str:
 
 
 def write_table(table: str) -> None:
-    text = DOC.read_text(encoding="utf-8")
-    if START not in text or END not in text:
-        raise SystemExit(f"{DOC}: the table markers are missing")
-    head, rest = text.split(START, 1)
-    _, tail = rest.split(END, 1)
-    DOC.write_text(head + table + tail, encoding="utf-8")
+    for doc in DOCS:
+        text = doc.read_text(encoding="utf-8")
+        if START not in text or END not in text:
+            raise SystemExit(f"{doc}: the table markers are missing")
+        head, rest = text.split(START, 1)
+        _, tail = rest.split(END, 1)
+        doc.write_text(head + table + tail, encoding="utf-8")
+
+
+def table_in(doc: Path) -> str:
+    text = doc.read_text(encoding="utf-8")
+    return text.split(START, 1)[1].split(END, 1)[0] if START in text else ""
 
 
 def ids_in_doc() -> set[str]:
-    text = DOC.read_text(encoding="utf-8")
-    inside = text.split(START, 1)[1].split(END, 1)[0] if START in text else ""
-    return set(ROW_ID.findall(inside))
+    """The ids of the table, which must be the same text in every document."""
+    tables = {table_in(doc) for doc in DOCS}
+    if len(tables) != 1:
+        raise SystemExit("the hostile tables in docs/hostile.md and README.md differ: regenerate")
+    return set(ROW_ID.findall(tables.pop()))
 
 
 def collect() -> set[str]:
@@ -130,7 +138,9 @@ def main(argv: list[str] | None = None) -> int:
     collector = Collector()
     code = pytest.main([SUITE, "-p", "no:cacheprovider", *extra], [collector])
     write_table(render(collector.rows))
-    print(f"wrote {len(collector.rows)} rows to {DOC.relative_to(ROOT)}")
+    print(
+        f"wrote {len(collector.rows)} rows to " + ", ".join(str(d.relative_to(ROOT)) for d in DOCS)
+    )
     return int(code)
 
 

@@ -14,8 +14,8 @@ python3 "$root/tests/images/build.py" all
 vpr_venv "$root"
 cd "$root"
 echo "lint: ruff and mypy"
-.venv/bin/ruff check src tests bench
-.venv/bin/ruff format --check src tests bench
+.venv/bin/ruff check src tests bench scripts
+.venv/bin/ruff format --check src tests bench scripts
 .venv/bin/mypy
 echo "audit: workflows and actions"
 bash scripts/audit_actions.sh
