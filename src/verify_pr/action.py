@@ -36,7 +36,7 @@ from typing import TextIO, assert_never
 from pydantic import ValidationError
 
 from verify_pr.errors import ConfigError, SandboxBlocked, VerifyPrError
-from verify_pr.github.actions_io import ActionsIO
+from verify_pr.github.actions_io import ActionsIO, escape_data
 from verify_pr.github.settings import (
     DIGEST_IMAGE_PATTERN,
     Mode,
@@ -124,14 +124,9 @@ def check_pull_image(image: str) -> str:
     return image
 
 
-def verifier_argv(settings: VerifySettings, out: Path) -> list[str]:
+def _shared_flags(settings: VerifySettings, out: Path) -> list[str]:
+    """The flags ``verify-pr run`` and ``verify-pr compare`` take alike."""
     return [
-        sys.executable,
-        "-m",
-        "verify_pr.verify.cli",
-        "run",
-        "--repo",
-        str(settings.repo),
         "--image",
         settings.image,
         "--runner",
@@ -143,6 +138,11 @@ def verifier_argv(settings: VerifySettings, out: Path) -> list[str]:
         "--max-output",
         str(settings.max_output),
     ]
+
+
+def verifier_argv(settings: VerifySettings, out: Path) -> list[str]:
+    verifier = [sys.executable, "-m", "verify_pr.verify.cli", "run", "--repo", str(settings.repo)]
+    return verifier + _shared_flags(settings, out)
 
 
 def render_summary(verdict: VerdictFile) -> str:
@@ -307,26 +307,8 @@ def _run_once(
 
 
 def compare_argv(settings: VerifySettings, out: Path) -> list[str]:
-    argv = [
-        sys.executable,
-        "-m",
-        "verify_pr.verify.cli",
-        "compare",
-        "--git",
-        str(settings.repo),
-        "--event",
-        settings.event_path,
-        "--image",
-        settings.image,
-        "--runner",
-        settings.runner,
-        "--out",
-        str(out),
-        "--timeout",
-        str(settings.timeout),
-        "--max-output",
-        str(settings.max_output),
-    ]
+    argv = [sys.executable, "-m", "verify_pr.verify.cli", "compare", "--git", str(settings.repo)]
+    argv += ["--event", settings.event_path, *_shared_flags(settings, out)]
     if settings.strict_harness:
         argv.append("--strict-harness")
     return argv
@@ -424,15 +406,11 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
             raise ConfigError(f"unknown arguments {args!r}")
         return run(environ, sys.stdout)
     except SandboxBlocked as exc:
-        print(f"::error title=verify-pr::{_command_text(exc.diagnostics())}", flush=True)
+        print(f"::error title=verify-pr::{escape_data(exc.diagnostics())}", flush=True)
         return EXIT_CRASHED
     except VerifyPrError as exc:
-        print(f"::error title=verify-pr refused::{_command_text(exc.diagnostics())}", flush=True)
+        print(f"::error title=verify-pr refused::{escape_data(exc.diagnostics())}", flush=True)
         return EXIT_REFUSED
-
-
-def _command_text(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ from typing import Annotated, assert_never
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from verify_pr.errors import ConfigError, GitHubApiError, ReportError, VerifyPrError
+from verify_pr.github.actions_io import escape_data
 from verify_pr.github.settings import Settings
 from verify_pr.models.compare import (
     COMPARE_ARTIFACT_FILES,
@@ -587,17 +588,13 @@ def main(env: Mapping[str, str] | None = None) -> int:
         ) as client:
             conclusion = publish(settings, client)
     except GitHubApiError as exc:
-        print(f"::error title=verify-pr publish::{_encode(exc.diagnostics())}", flush=True)
+        print(f"::error title=verify-pr publish::{escape_data(exc.diagnostics())}", flush=True)
         return EXIT_API
     except VerifyPrError as exc:
-        print(f"::error title=verify-pr publish::{_encode(exc.diagnostics())}", flush=True)
+        print(f"::error title=verify-pr publish::{escape_data(exc.diagnostics())}", flush=True)
         return EXIT_CONFIG
     print(f"verify-pr: check run posted, conclusion {conclusion.value}", flush=True)
     return EXIT_POSTED
-
-
-def _encode(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 if __name__ == "__main__":
