@@ -31,8 +31,9 @@ def _docker_problem(image: str) -> str | None:
     try:
         import docker
         import docker.errors
+        import docker.utils
 
-        client = docker.APIClient(timeout=10)
+        client = docker.APIClient(timeout=10, **docker.utils.kwargs_from_env())
         client.ping()
     except Exception as exc:
         return f"no Docker daemon: {exc}"

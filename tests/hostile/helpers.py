@@ -26,6 +26,7 @@ from typing import Any
 
 import docker
 import docker.errors
+import docker.utils
 
 from tests.conftest import MINIMAL_IMAGE
 from tests.sandbox_helpers import CliRun, make_repo
@@ -138,7 +139,7 @@ class DiskWatch:
         self._thread.start()
 
     def _loop(self) -> None:
-        api = docker.APIClient(timeout=60)
+        api = docker.APIClient(timeout=60, **docker.utils.kwargs_from_env())
         dirs: list[str] = []
         try:
             while not self._stop.wait(0.1):
