@@ -56,7 +56,13 @@ from verify_pr.models.compare import (
 from verify_pr.models.report import TestStatus
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.verdict import Verdict, VerdictFile
-from verify_pr.publish.render import escape_inline, fit_markdown, inline_code, table
+from verify_pr.publish.render import (
+    escape_inline,
+    fit_markdown,
+    inline_code,
+    table,
+    transition_counts_table,
+)
 
 EXIT_OK = 0
 EXIT_REFUSED = 2
@@ -209,23 +215,7 @@ def render_compare_summary(result: CompareResult) -> str:
         f"({result.head.verdict.value}, sandbox {result.head.sandbox.status.value})"
         + ("; strict harness" if result.strict_harness else ""),
         "",
-        table(
-            ("FAIL→PASS", "PASS→FAIL", "PASS→PASS", "FAIL→FAIL", "added", "removed", "skipped"),
-            [
-                tuple(
-                    str(n)
-                    for n in (
-                        c.fail_to_pass,
-                        c.pass_to_fail,
-                        c.pass_to_pass,
-                        c.fail_to_fail,
-                        c.added,
-                        c.removed,
-                        c.skipped,
-                    )
-                )
-            ],
-        ),
+        transition_counts_table(c),
     ]
     if result.reasons:
         lines += ["### Reasons", ""] + [f"- {escape_inline(r)}" for r in result.reasons] + [""]

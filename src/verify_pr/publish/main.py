@@ -61,7 +61,13 @@ from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.publish.artifact import DEFAULT_LIMITS, read_artifact
 from verify_pr.publish.checks import Annotation, CheckAnnotationLevel, CheckOutput, Conclusion
 from verify_pr.publish.github_api import GitHubClient, changed_paths
-from verify_pr.publish.render import escape_inline, fenced_block, inline_code, table
+from verify_pr.publish.render import (
+    escape_inline,
+    fenced_block,
+    inline_code,
+    table,
+    transition_counts_table,
+)
 from verify_pr.verify.compare import classify, count
 
 EXIT_POSTED = 0
@@ -468,25 +474,7 @@ def _compare_summary(result: CompareResult, trust: Trust) -> list[str]:
         + ("; strict harness: head ran with base's harness files" if result.strict_harness else "")
     )
     lines.append("")
-    lines.append(
-        table(
-            ("FAIL→PASS", "PASS→FAIL", "PASS→PASS", "FAIL→FAIL", "added", "removed", "skipped"),
-            [
-                tuple(
-                    str(n)
-                    for n in (
-                        c.fail_to_pass,
-                        c.pass_to_fail,
-                        c.pass_to_pass,
-                        c.fail_to_fail,
-                        c.added,
-                        c.removed,
-                        c.skipped,
-                    )
-                )
-            ],
-        )
-    )
+    lines.append(transition_counts_table(c))
     lines += [f"- {escape_inline(reason)}" for reason in result.reasons]
     lines.append("")
     for kind in FLIPS_SHOWN:
