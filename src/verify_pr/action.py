@@ -1,9 +1,8 @@
 """The verify step of the GitHub Action (``python -m verify_pr.action``, run by ``entrypoint``).
 
 This step holds the PR's code, so it must hold no credential (the Rule of Two). It refuses to
-run, and says how to fix the workflow, when the job visibly holds one: an OIDC token request
-variable (``permissions: id-token: write``), any ``*_TOKEN`` variable, a value that looks like
-a GitHub token, or a checkout that persisted its credentials in ``.git/config``.
+run, and says how to fix the workflow, when the job visibly holds one
+(``github.credentials``).
 
 Then it runs ``verify-pr run`` (mode run) or ``verify-pr compare --git <checkout> --event
 $GITHUB_EVENT_PATH`` (mode compare) in a child process (its output is untrusted: it goes to the
@@ -37,6 +36,7 @@ from pydantic import ValidationError
 
 from verify_pr.errors import ConfigError, SandboxBlocked, VerifyPrError
 from verify_pr.github.actions_io import ActionsIO, escape_data
+from verify_pr.github.credentials import check_credentials
 from verify_pr.github.settings import (
     DIGEST_IMAGE_PATTERN,
     Mode,
@@ -64,6 +64,9 @@ from verify_pr.publish.render import (
     transition_counts_table,
 )
 
+# The verifier runs in a child interpreter, isolated (-I) like every host-side Python of the
+# action: the working directory may hold the PR's files, and `-m` would import them first.
+HOST_PYTHON = (sys.executable, "-I", "-m")
 EXIT_OK = 0
 EXIT_REFUSED = 2
 EXIT_CRASHED = 3
@@ -80,44 +83,6 @@ VERIFIER_EXIT_VERDICTS = {
     3: Verdict.BLOCKED,
     4: Verdict.NOT_PROVEN,
 }
-
-OIDC_VARIABLES = ("ACTIONS_ID_TOKEN_REQUEST_URL", "ACTIONS_ID_TOKEN_REQUEST_TOKEN")
-_TOKEN_NAME = re.compile(r"(^|_)(TOKEN|PAT|SECRET)$|^INPUT_.*(TOKEN|SECRET)", re.IGNORECASE)
-_TOKEN_VALUE = re.compile(r"\b(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})")
-_PERSISTED_CREDENTIALS = re.compile(r"extraheader|AUTHORIZATION:", re.IGNORECASE)
-FIX_HINT = (
-    "the verify job runs the PR's code and must hold no credential: give it "
-    "`permissions: {}`, no `id-token: write`, no `env:` or `with:` carrying a token or a "
-    "secret, and check out with `persist-credentials: false`; post results from the separate "
-    "publish job (see docs/action.md)"
-)
-
-
-def held_credentials(env: Mapping[str, str], *checkouts: Path) -> list[str]:
-    """What makes this job hold a credential; names only, never values."""
-    found = [f"{name} is set (id-token: write)" for name in OIDC_VARIABLES if env.get(name)]
-    for name, value in sorted(env.items()):
-        if name in OIDC_VARIABLES or not value:
-            continue
-        if _TOKEN_NAME.search(name):
-            found.append(f"{name} is set")
-        elif _TOKEN_VALUE.search(value):
-            found.append(f"{name} holds what looks like a GitHub token")
-    for checkout in dict.fromkeys(checkouts):
-        config = checkout / ".git" / "config"
-        try:
-            text = config.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            text = ""
-        if _PERSISTED_CREDENTIALS.search(text):
-            found.append(f"{config} holds persisted credentials (persist-credentials: false)")
-    return found
-
-
-def check_credentials(env: Mapping[str, str], *checkouts: Path) -> None:
-    found = held_credentials(env, *checkouts)
-    if found:
-        raise ConfigError("refusing to run with credentials: " + "; ".join(found), hint=FIX_HINT)
 
 
 def check_pull_image(image: str) -> str:
@@ -147,7 +112,7 @@ def _shared_flags(settings: VerifySettings, out: Path) -> list[str]:
 
 
 def verifier_argv(settings: VerifySettings, out: Path) -> list[str]:
-    verifier = [sys.executable, "-m", "verify_pr.verify.cli", "run", "--repo", str(settings.repo)]
+    verifier = [*HOST_PYTHON, "verify_pr.verify.cli", "run", "--repo", str(settings.repo)]
     return verifier + _shared_flags(settings, out)
 
 
@@ -297,7 +262,7 @@ def _run_once(
 
 
 def compare_argv(settings: VerifySettings, out: Path) -> list[str]:
-    argv = [sys.executable, "-m", "verify_pr.verify.cli", "compare", "--git", str(settings.repo)]
+    argv = [*HOST_PYTHON, "verify_pr.verify.cli", "compare", "--git", str(settings.repo)]
     argv += ["--event", settings.event_path, *_shared_flags(settings, out)]
     if settings.strict_harness:
         argv.append("--strict-harness")
@@ -388,6 +353,9 @@ def _run_compare(
 def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     environ = os.environ if env is None else env
+    # check-pull's stdout is the image reference, captured by the step with $(...): its
+    # errors go to stderr, which the runner reads for workflow commands too.
+    errors = sys.stderr if args == ["check-pull"] else sys.stdout
     try:
         if args == ["check-pull"]:
             print(check_pull_image(read_input(environ, "image")))
@@ -396,10 +364,11 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
             raise ConfigError(f"unknown arguments {args!r}")
         return run(environ, sys.stdout)
     except SandboxBlocked as exc:
-        print(f"::error title=verify-pr::{escape_data(exc.diagnostics())}", flush=True)
+        print(f"::error title=verify-pr::{escape_data(exc.diagnostics())}", file=errors, flush=True)
         return EXIT_CRASHED
     except VerifyPrError as exc:
-        print(f"::error title=verify-pr refused::{escape_data(exc.diagnostics())}", flush=True)
+        message = escape_data(exc.diagnostics())
+        print(f"::error title=verify-pr refused::{message}", file=errors, flush=True)
         return EXIT_REFUSED
 
 

@@ -124,6 +124,11 @@ def parse_output_file(path: Path) -> dict[str, str]:
     return outputs
 
 
+def _working_directory(step: dict[str, Any], ctx: dict[str, Any]) -> str | None:
+    value = step.get("working-directory")
+    return substitute(str(value), ctx) if value is not None else None
+
+
 @dataclass
 class StepResult:
     name: str
@@ -133,9 +138,24 @@ class StepResult:
 
 
 def run_composite(
-    action_file: Path, job: Job, inputs: dict[str, str], uses: UsesHandler
+    action_file: Path,
+    job: Job,
+    inputs: dict[str, str],
+    uses: UsesHandler,
+    *,
+    force_cwd: Path | None = None,
+    keep_going: bool = False,
+    skip: tuple[str, ...] = (),
+    after_step: Callable[[StepResult], None] | None = None,
 ) -> tuple[dict[str, str], list[StepResult]]:
-    """Run every step of the action; returns its outputs and what each step did."""
+    """Run every step of the action; returns its outputs and what each step did.
+
+    A ``run:`` step runs in its ``working-directory`` (expressions evaluated), else in the
+    workspace, as the runner does. Test knobs: ``force_cwd`` runs every step there instead
+    (to prove the isolation flags alone); ``keep_going`` runs later steps after a failure (to
+    reach every step in one job); ``skip`` names steps not to run; ``after_step`` is called
+    after each step that ran.
+    """
     action = yaml.safe_load(action_file.read_text(encoding="utf-8"))
     assert action["runs"]["using"] == "composite"
     declared = action.get("inputs", {})
@@ -152,13 +172,15 @@ def run_composite(
     results: list[StepResult] = []
     for index, step in enumerate(action["runs"]["steps"]):
         name = step.get("name", f"step {index}")
-        if not condition(step.get("if"), ctx):
+        if name in skip or not condition(step.get("if"), ctx):
             results.append(StepResult(name, ran=False))
             continue
         if "uses" in step:
             with_ = {k: substitute(str(v), ctx) for k, v in (step.get("with") or {}).items()}
             uses(step["uses"], with_)
             results.append(StepResult(name, ran=True))
+            if after_step:
+                after_step(results[-1])
             continue
         output = job.root / f"output-{index}"
         output.touch()
@@ -173,7 +195,7 @@ def run_composite(
         done = subprocess.run(
             ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
             env=env,
-            cwd=job.env.get("GITHUB_WORKSPACE") or None,
+            cwd=force_cwd or _working_directory(step, ctx) or job.env.get("GITHUB_WORKSPACE"),
             capture_output=True,
             text=True,
             check=False,
@@ -183,7 +205,9 @@ def run_composite(
         results.append(StepResult(name, True, done.returncode, done.stdout))
         if "id" in step:
             ctx["steps"][step["id"]] = parse_output_file(output)
-        if done.returncode != 0:
+        if after_step:
+            after_step(results[-1])
+        if done.returncode != 0 and not keep_going:
             ctx["failed"] = True
     outputs = {k: substitute(str(v["value"]), ctx) for k, v in action.get("outputs", {}).items()}
     return outputs, results

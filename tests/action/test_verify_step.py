@@ -13,6 +13,7 @@ from tests.action.test_publish_hostile import HOSTILE_NAME, verdict_file
 from verify_pr import action
 from verify_pr.errors import ConfigError
 from verify_pr.github.actions_io import ActionsIO
+from verify_pr.github.credentials import held_credentials
 from verify_pr.github.settings import VerifySettings
 from verify_pr.models.compare import (
     COMPARE_ARTIFACT_FILES,
@@ -111,7 +112,7 @@ def test_compare_argv(env: dict[str, str]) -> None:
     )
     settings = VerifySettings.from_env(env)
     argv = action.compare_argv(settings, Path("/tmp/out"))
-    assert argv[2:4] == ["verify_pr.verify.cli", "compare"]
+    assert argv[1:5] == ["-I", "-m", "verify_pr.verify.cli", "compare"]
     assert argv[argv.index("--git") + 1] == str(Path(env["GITHUB_WORKSPACE"]).resolve() / "pr")
     assert argv[argv.index("--event") + 1] == "/github/event.json"
     assert argv[-1] == "--strict-harness"
@@ -182,7 +183,7 @@ def test_compare_step(
     stream = io.StringIO()
     monkeypatch.setattr(action.sys, "stdout", stream)
     assert action.main([], env) == step_exit
-    assert seen and seen[0][3] == "compare"
+    assert seen and seen[0][1:5] == ["-I", "-m", "verify_pr.verify.cli", "compare"]
     outputs = Path(env["GITHUB_OUTPUT"]).read_text()
     if step_exit != action.EXIT_OK:
         assert "verdict<<" not in outputs
@@ -308,3 +309,77 @@ def test_exit_code_table(
         assert "verdict<<" in outputs and "\nPASS\n" in outputs
     else:
         assert "verdict<<" not in outputs
+
+
+def _v6_checkout(workspace: Path, creds: Path, body: str) -> None:
+    """What actions/checkout v6 leaves: an includeIf line pointing at a credentials file."""
+    git = workspace / ".git"
+    git.mkdir(exist_ok=True)
+    creds.write_text(body)
+    (git / "config").write_text(
+        f'[core]\n\trepositoryformatversion = 0\n[includeIf "gitdir:{git}"]\n\tpath = {creds}\n'
+    )
+
+
+def test_v6_credentials_file_is_refused(env: dict[str, str], tmp_path: Path) -> None:
+    creds = tmp_path / "git-credentials-0b5c.config"
+    _v6_checkout(
+        Path(env["GITHUB_WORKSPACE"]),
+        creds,
+        '[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic eA==\n',
+    )
+    with pytest.raises(ConfigError, match="persist-credentials") as caught:
+        action.run(env, io.StringIO())
+    assert str(creds) in caught.value.diagnostics()
+    assert "eA==" not in caught.value.diagnostics()
+
+
+def test_v6_include_without_credentials_is_accepted(tmp_path: Path) -> None:
+    """Positive control of the include walk: an included file with no credential is fine."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    _v6_checkout(workspace, tmp_path / "other.config", "[user]\n\tname = x\n")
+    assert held_credentials({}, workspace) == []
+
+
+@pytest.mark.parametrize("form", ["relative", "home", "nested", "plain-include", "quoted"])
+def test_included_credentials_are_found_in_every_form(tmp_path: Path, form: str) -> None:
+    workspace = tmp_path / "ws"
+    git = workspace / ".git"
+    git.mkdir(parents=True)
+    secret = "[http]\n\textraheader = AUTHORIZATION: basic eA==\n"
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "creds").write_text(secret)
+    (git / "creds").write_text(secret)
+    (tmp_path / "inner").write_text(secret)
+    (tmp_path / "outer").write_text(f"[include]\n\tpath = {tmp_path / 'inner'}\n")
+    line = {
+        "relative": '[includeIf "gitdir:/x/"]\n\tpath = creds\n',
+        "home": '[includeIf "onbranch:main"]\n  path = ~/creds\n',
+        "nested": f"[include]\n\tpath = {tmp_path / 'outer'}\n",
+        "plain-include": "[include]\npath=creds\n",
+        "quoted": f'[includeIf "gitdir:/x/"]\n\tpath = "{git / "creds"}"\n',
+    }[form]
+    (git / "config").write_text(line)
+    found = held_credentials({"HOME": str(home)}, workspace)
+    assert len(found) == 1 and "persisted credentials" in found[0], found
+
+
+def test_include_cycle_ends(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    git = workspace / ".git"
+    git.mkdir(parents=True)
+    (git / "config").write_text("[include]\n\tpath = config\n")
+    assert held_credentials({}, workspace) == []
+
+
+def test_check_pull_refusal_goes_to_stderr(
+    env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The step captures stdout with $(...): the reason must be on stderr, stdout empty."""
+    env["INPUT_IMAGE"] = "project-tests:base"
+    assert action.main(["check-pull"], env) == action.EXIT_REFUSED
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "pull-image-digest needs a digest-pinned image" in captured.err
