@@ -106,6 +106,7 @@ def publish(
     uploaded: Path,
     head_sha: str,
     changed: list[str],
+    workflow: str = "verify-pr-publish.yml",
 ) -> dict[str, Any]:
     """The docs' publish workflow for the verify run's workflow_run event; the check run."""
     fake.add_artifact(RUN_ID, ARTIFACT, zip_folder(uploaded), head_sha=head_sha)
@@ -116,11 +117,8 @@ def publish(
     event["workflow_run"]["head_sha"] = head_sha
     event_file = write_json(tmp_path / "workflow_run.json", event)
     repo = init_repo(tmp_path / "upstream")
-    commit(
-        repo,
-        {".github/workflows/verify-pr-publish.yml": docs_workflow("verify-pr-publish.yml")},
-        "publish workflow",
-    )
+    files = {".github/workflows/verify-pr-publish.yml": docs_workflow(workflow)}
+    commit(repo, files, "publish workflow")
     result = run_act(
         "workflow_run",
         repo / ".github" / "workflows" / "verify-pr-publish.yml",
@@ -265,3 +263,31 @@ def test_a_tag_with_pull_image_digest_is_refused_with_its_reason(
     assert not result.job_succeeded, result.log
     assert "pull-image-digest needs a digest-pinned image" in result.log
     assert "Run Main Verify the pull request in the sandbox" not in result.log
+
+
+def test_reusable_workflows_called_with_uses(
+    tmp_path: Path, github_fake: FakeGitHub, webhook_payload: Callable[..., dict[str, Any]]
+) -> None:
+    """The docs' callers of both reusable workflows: compare VERIFIED to a success check."""
+    require_docker(PYTHON_IMAGE)
+    result, head = verify(
+        tmp_path,
+        webhook_payload,
+        docs_workflow("verify-pr-reusable.yml"),
+        {"calc.py": BUGGY, "test_calc.py": TESTS},
+        {"calc.py": FIXED},
+    )
+    assert result.job_succeeded, result.log
+    assert "verify-pr: VERIFIED" in result.log
+    uploaded = result.artifacts / ARTIFACT
+    assert json.loads((uploaded / "verify-pr-result.json").read_text())["verdict"] == "VERIFIED"
+    check = publish(
+        tmp_path,
+        webhook_payload,
+        github_fake,
+        uploaded,
+        head,
+        ["calc.py"],
+        workflow="verify-pr-publish-reusable.yml",
+    )
+    assert check["conclusion"] == "success", check["output"]
