@@ -36,6 +36,7 @@ from pydantic import ValidationError
 
 from verify_pr.errors import ConfigError, SandboxBlocked, VerifyPrError
 from verify_pr.github.actions_io import ActionsIO, escape_data
+from verify_pr.github.base_image import base_sha_from_event, build_base_image
 from verify_pr.github.credentials import check_credentials
 from verify_pr.github.settings import (
     DIGEST_IMAGE_PATTERN,
@@ -93,6 +94,35 @@ def check_pull_image(image: str) -> str:
             hint="write image: name@sha256:<64 hex digits> (a tag can be moved; a digest cannot)",
         )
     return image
+
+
+def build_image(env: Mapping[str, str], stream: TextIO) -> int:
+    """The build-dockerfile step: build ``image`` from base's Dockerfile, before any run."""
+    settings = VerifySettings.from_env(env)
+    check_credentials(env, Path(settings.workspace), settings.repo)
+    if not settings.build_dockerfile:
+        raise ConfigError("build-image needs the build-dockerfile input")
+    if settings.pull_image_digest or "@" in settings.image:
+        raise ConfigError(
+            "build-dockerfile builds `image` as a local tag: give a tag, not a digest, and "
+            "leave pull-image-digest false"
+        )
+    if not settings.event_path:
+        raise ConfigError(
+            "build-dockerfile needs GITHUB_EVENT_PATH (the pull_request event)",
+            hint="run it in a job triggered by `on: pull_request`",
+        )
+    base = base_sha_from_event(settings.event_path)
+    io = ActionsIO.from_env(env, stream)
+    log = build_base_image(
+        settings.repo, base, settings.build_dockerfile, settings.image, Path(settings.runner_temp)
+    )
+    _print_untrusted(io, "the image build", "\n".join(log).encode())
+    print(
+        f"verify-pr: built {settings.image} from {settings.build_dockerfile} at base {base[:12]}",
+        file=stream,
+    )
+    return EXIT_OK
 
 
 def _shared_flags(settings: VerifySettings, out: Path) -> list[str]:
@@ -360,6 +390,8 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
         if args == ["check-pull"]:
             print(check_pull_image(read_input(environ, "image")))
             return EXIT_OK
+        if args == ["build-image"]:
+            return build_image(environ, sys.stdout)
         if args:
             raise ConfigError(f"unknown arguments {args!r}")
         return run(environ, sys.stdout)

@@ -9,12 +9,16 @@ received. See tests/act/harness.py for what is local and why nothing leaves the 
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
+import tarfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import docker
 import pytest
 
 from tests.act.harness import ActResult, run_act
@@ -29,6 +33,7 @@ from tests.action.helpers import (
 from tests.conftest import require_docker
 from tests.git_helpers import checkout, commit, git, init_repo
 from tests.github_fake.server import TOKEN, FakeGitHub
+from verify_pr.github.base_image import build_base_image
 
 PYTHON_IMAGE = "verify-pr-python:local"
 DOCS_IMAGE = re.compile(r"image: ghcr\.io/your-org/your-test-image@sha256:0{64}")
@@ -291,3 +296,67 @@ def test_reusable_workflows_called_with_uses(
         workflow="verify-pr-publish-reusable.yml",
     )
     assert check["conclusion"] == "success", check["output"]
+
+
+BASE_DOCKERFILE = "FROM verify-pr-python:local\nCOPY ci/marker.txt /opt/marker.txt\n"
+MARKER_TEST = (
+    "def test_the_image_is_bases():\n"
+    "    with open('/opt/marker.txt') as f:\n"
+    "        assert f.read() == 'base\\n'\n"
+)
+
+
+def _marker_in(image: str) -> str:
+    """The marker file as built into ``image`` (read from a created, never started, container)."""
+    client = docker.APIClient(**docker.utils.kwargs_from_env())
+    container = client.create_container(image, command=["true"], network_disabled=True)
+    try:
+        stream, _ = client.get_archive(container["Id"], "/opt/marker.txt")
+        with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
+            member = tar.extractfile("marker.txt")
+            assert member is not None
+            return member.read().decode()
+    finally:
+        client.remove_container(container["Id"], force=True)
+
+
+def test_the_image_is_built_from_base_never_head(
+    tmp_path: Path, webhook_payload: Callable[..., dict[str, Any]]
+) -> None:
+    """build-dockerfile: the PR edits the Dockerfile's input; the image still holds base's."""
+    require_docker(PYTHON_IMAGE)
+    client = docker.APIClient(**docker.utils.kwargs_from_env())
+    base_files = {
+        "ci/tests.Dockerfile": BASE_DOCKERFILE,
+        "ci/marker.txt": "base\n",
+        "test_image.py": MARKER_TEST,
+    }
+    head_files: dict[str, str | None] = {
+        "ci/marker.txt": "head\n",
+        "ci/tests.Dockerfile": BASE_DOCKERFILE + "LABEL from=head\n",
+    }
+    try:
+        result, head = verify(
+            tmp_path,
+            webhook_payload,
+            docs_workflow("verify-pr-build-base-image.yml"),
+            base_files,
+            head_files,
+        )
+        assert result.job_succeeded, result.log
+        assert "verify-pr: PASS" in result.log
+        assert _marker_in("project-tests:base") == "base\n"
+        assert "from" not in (client.inspect_image("project-tests:base")["Config"]["Labels"] or {})
+        # positive control: the same build from head's commit holds head's marker
+        build_base_image(
+            tmp_path / "origin",
+            head,
+            "ci/tests.Dockerfile",
+            "project-tests:head-control",
+            tmp_path,
+        )
+        assert _marker_in("project-tests:head-control") == "head\n"
+    finally:
+        for tag in ("project-tests:base", "project-tests:head-control"):
+            with contextlib.suppress(docker.errors.ImageNotFound):
+                client.remove_image(tag, force=True)

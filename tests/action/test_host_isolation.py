@@ -49,9 +49,13 @@ PYTHON_IMAGE = "verify-pr-python:local"
 FIXTURE = ROOT / "tests" / "fixtures" / "projects" / "pytest" / "pass"
 INSTALL = "Install verify-pr (hash-checked, isolated)"
 PULL = "Pull the digest-pinned image"
+BUILD = "Build the test image from the base commit"
 VERIFY = "Verify the pull request in the sandbox"
 PUBLISH = "Publish the check run"
-PYTHON_STEPS = {VERIFY_ACTION: (INSTALL, PULL, VERIFY), PUBLISH_ACTION: (INSTALL, PUBLISH)}
+PYTHON_STEPS = {
+    VERIFY_ACTION: (INSTALL, PULL, BUILD, VERIFY),
+    PUBLISH_ACTION: (INSTALL, PUBLISH),
+}
 # The files a copy of the action needs to install and run.
 ACTION_FILES = ("action.yml", "publish", "entrypoint", "scripts", "src", "requirements")
 ACTION_FILES += ("pyproject.toml", "README.md")
@@ -117,13 +121,16 @@ def _no_uses(uses: str, _with: dict[str, str]) -> None:
     raise AssertionError(f"the publish action must not use {uses}")
 
 
-# A local tag with pull-image-digest: the check-pull step runs, refuses it and says why; the
-# other steps run on (keep_going) so one job reaches every step.
+# A local tag with pull-image-digest: the check-pull step runs, refuses it and says why, and so
+# does the build step (a digest pull and a build exclude each other), after each has started
+# its interpreter and imported all it imports; the other steps run on (keep_going) so one job
+# reaches every step.
 VERIFY_INPUTS = {
     "image": PYTHON_IMAGE,
     "runner": "pytest",
     "timeout": "120",
     "pull-image-digest": "true",
+    "build-dockerfile": "ci/tests.Dockerfile",
 }
 
 
@@ -159,6 +166,8 @@ def _run_both_actions(
     # the refusal reaches the log even though the step captures stdout with $(...)
     assert ran[PULL].returncode == 2, log
     assert "pull-image-digest needs a digest-pinned image" in log
+    assert ran[BUILD].returncode == 2, log
+    assert "leave pull-image-digest false" in log
     assert ran[VERIFY].returncode == 0, log
     assert outputs["verdict"] in ("PASS", "FAIL", "NOT_PROVEN"), log
     assert len(uploaded) == 1, log

@@ -116,6 +116,8 @@ class VerifySettings(BoundaryModel):
     retention_days: Annotated[int, Field(ge=1, le=90)]
     pull_image_digest: bool
     strict_harness: bool
+    build_dockerfile: Annotated[str, Field(max_length=1024)] = ""
+    """A Dockerfile in base's tree to build ``image`` from (``github.base_image``)."""
     workspace: Annotated[str, Field(min_length=1, max_length=4096)]
     runner_temp: Annotated[str, Field(min_length=1, max_length=4096)]
     event_path: Annotated[str, Field(max_length=4096)] = ""
@@ -154,6 +156,7 @@ class VerifySettings(BoundaryModel):
                         "strict_harness": _bool(
                             "strict-harness", read_input(env, "strict-harness", default="false")
                         ),
+                        "build_dockerfile": read_input(env, "build-dockerfile", default=""),
                         "workspace": env.get("GITHUB_WORKSPACE", ""),
                         "runner_temp": env.get("RUNNER_TEMP", ""),
                         "event_path": env.get("GITHUB_EVENT_PATH", ""),
