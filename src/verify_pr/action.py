@@ -22,6 +22,7 @@ crashed or wrote no verdict.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -54,7 +55,7 @@ from verify_pr.models.compare import (
     Transition,
     side_file,
 )
-from verify_pr.models.report import TestStatus
+from verify_pr.models.report import TestStatus, Totals
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.publish.render import (
@@ -72,6 +73,9 @@ EXIT_OK = 0
 EXIT_REFUSED = 2
 EXIT_CRASHED = 3
 LOG_OUTPUT_MAX_BYTES = 1 << 20
+# a job's outputs share 1 MiB on GitHub: the output lists the first ids, the artifact all
+MAX_FAIL_TO_PASS_OUTPUT = 200
+COUNT_OUTPUTS = ("total", "passed", "failed", "errors", "skipped")
 SUMMARY_MAX_FAILING = 50
 COMPARE_EXIT_VERDICTS = {
     0: CompareVerdict.VERIFIED,
@@ -286,9 +290,29 @@ def _run_once(
     io.append_summary(fit_markdown(render_summary(verdict), 1 << 19)[0])
     io.set_output("verdict", verdict.verdict.value)
     io.set_output("status", verdict.sandbox.status.value)
+    set_count_outputs(io, verdict.totals)
+    io.set_output("fail-to-pass", "[]")
     io.set_output("out-dir", str(out))
     print(f"verify-pr: verdict {verdict.verdict.value}; files in {out}", file=stream)
     return EXIT_OK
+
+
+def set_count_outputs(io: ActionsIO, totals: Totals | None) -> None:
+    """The report's counts as outputs (``COUNT_OUTPUTS``); empty with no report."""
+    values = ("",) * len(COUNT_OUTPUTS)
+    if totals is not None:
+        values = tuple(
+            str(n)
+            for n in (totals.total, totals.passed, totals.failed, totals.error, totals.skipped)
+        )
+    for name, value in zip(COUNT_OUTPUTS, values, strict=True):
+        io.set_output(name, value)
+
+
+def fail_to_pass_output(result: CompareResult) -> str:
+    """The FAIL_TO_PASS test ids as a JSON array (ASCII-escaped: the ids are the PR's text)."""
+    ids = [t.id for t in result.transitions if t.transition is Transition.FAIL_TO_PASS]
+    return json.dumps(ids[:MAX_FAIL_TO_PASS_OUTPUT], ensure_ascii=True)
 
 
 def compare_argv(settings: VerifySettings, out: Path) -> list[str]:
@@ -375,6 +399,8 @@ def _run_compare(
     io.append_summary(fit_markdown(render_compare_summary(result), 1 << 19)[0])
     io.set_output("verdict", result.verdict.value)
     io.set_output("status", compare_status(result))
+    set_count_outputs(io, result.head.totals)
+    io.set_output("fail-to-pass", fail_to_pass_output(result))
     io.set_output("out-dir", str(upload))
     print(f"verify-pr: compare verdict {result.verdict.value}; files in {upload}", file=stream)
     return EXIT_OK

@@ -101,3 +101,25 @@ def test_compare_mode_is_documented_with_fetch_depth_0() -> None:
     assert steps[0]["with"]["fetch-depth"] == 0
     assert steps[0]["with"]["persist-credentials"] is False
     assert steps[1]["with"]["mode"] == "compare"
+
+
+def test_every_output_is_set_by_the_verify_step() -> None:
+    """Each output of action.yml reads an output the verify step's code sets, and back."""
+    from verify_pr.action import COUNT_OUTPUTS
+
+    source = (ROOT / "src" / "verify_pr" / "action.py").read_text(encoding="utf-8")
+    set_names = set(re.findall(r'set_output\("([a-z-]+)"', source))
+    set_names |= set(COUNT_OUTPUTS)
+    read = set()
+    for name, output in load(VERIFY_ACTION)["outputs"].items():
+        match = re.fullmatch(r"\$\{\{ steps\.verify\.outputs\.([a-z-]+) \}\}", output["value"])
+        assert match, name
+        read.add(match.group(1))
+    assert read <= set_names, read - set_names
+    assert set_names <= read, set_names - read
+
+
+def test_refused_and_crashed_statuses_are_documented() -> None:
+    status = load(VERIFY_ACTION)["outputs"]["status"]["description"]
+    for value in ("refused", "crashed"):
+        assert f"`{value}`" in status and f"`{value}`" in DOC

@@ -82,8 +82,22 @@ def test_pr_files_to_check_run(
         verify_uses,
     )
     log = "\n".join(verify_job.log)
-    assert outputs == {"verdict": "PASS", "status": "COMPLETED"}, log
-    assert [s.name for s in steps if not s.ran] == ["Pull the digest-pinned image"]
+    result_dir = outputs.pop("result-dir")
+    assert outputs == {
+        "verdict": "PASS",
+        "status": "COMPLETED",
+        "total": "2",
+        "passed": "2",
+        "failed": "0",
+        "errors": "0",
+        "skipped": "0",
+        "fail-to-pass": "[]",
+    }, log
+    assert (Path(result_dir) / "verdict.json").is_file()
+    assert [s.name for s in steps if not s.ran] == [
+        "Pull the digest-pinned image",
+        "Build the test image from the base commit",
+    ]
     assert all(s.returncode == 0 for s in steps), log
     verify_step = next(s for s in steps if s.name.startswith("Verify"))
     # the check's output reaches the log only between stop-commands markers
@@ -199,7 +213,18 @@ def test_compare_pr_to_check_run(
         verify_uses,
     )
     log = "\n".join(verify_job.log)
-    assert outputs == {"verdict": "VERIFIED", "status": "COMPLETED"}, log
+    result_dir = outputs.pop("result-dir")
+    assert outputs == {
+        "verdict": "VERIFIED",
+        "status": "COMPLETED",
+        "total": "2",
+        "passed": "2",
+        "failed": "0",
+        "errors": "0",
+        "skipped": "0",
+        "fail-to-pass": '["test_calc.py::test_calc::test_add"]',
+    }, log
+    assert (Path(result_dir) / "verify-pr-result.json").is_file()
     assert all(s.returncode == 0 for s in steps), log
     assert set(names) <= publish_main.COMPARE_ARTIFACT_FILES
     assert set(names) >= publish_main.COMPARE_REQUIRED_FILES
