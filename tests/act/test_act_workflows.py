@@ -360,3 +360,11 @@ def test_the_image_is_built_from_base_never_head(
         for tag in ("project-tests:base", "project-tests:head-control"):
             with contextlib.suppress(docker.errors.ImageNotFound):
                 client.remove_image(tag, force=True)
+
+
+def test_every_docs_example_runs_under_act() -> None:
+    """The docs' workflows are exactly the ones these tests run."""
+    source = Path(__file__).read_text(encoding="utf-8")
+    used = set(re.findall(r'docs_workflow\(\s*"([\w.-]+)"', source))
+    used |= set(re.findall(r'workflow(?:: str)? ?= ?"([\w.-]+)"', source))
+    assert used == set(EXAMPLE), set(EXAMPLE) ^ used
