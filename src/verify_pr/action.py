@@ -22,6 +22,7 @@ crashed or wrote no verdict.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -36,6 +37,7 @@ from typing import TextIO, assert_never
 from pydantic import ValidationError
 
 from verify_pr.errors import ConfigError, SandboxBlocked, VerifyPrError
+from verify_pr.exit_codes import report_crash
 from verify_pr.github.actions_io import ActionsIO, escape_data
 from verify_pr.github.base_image import base_sha_from_event, build_base_image
 from verify_pr.github.credentials import check_credentials
@@ -428,6 +430,13 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
         message = escape_data(exc.diagnostics())
         print(f"::error title=verify-pr refused::{message}", file=errors, flush=True)
         return EXIT_REFUSED
+    except Exception as exc:  # a bug: the step fails with "crashed", never a verdict
+        report_crash("verify-pr action", exc)
+        with contextlib.suppress(Exception):  # best effort: the output file may be the bug
+            ActionsIO.from_env(environ, sys.stdout).set_output("status", "crashed")
+        message = escape_data(f"verify-pr crashed: {type(exc).__name__}: {exc}")
+        print(f"::error title=verify-pr crashed::{message}", file=errors, flush=True)
+        return EXIT_CRASHED
 
 
 if __name__ == "__main__":

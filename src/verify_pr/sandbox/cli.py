@@ -16,11 +16,12 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from verify_pr.errors import InputRefused, SandboxBlocked, VerifyPrError
+from verify_pr.exit_codes import BLOCKED, CRASHED, REFUSED, SANDBOX_RAN, report_crash
 
 if TYPE_CHECKING:
     from verify_pr.sandbox.run import SandboxRequest
 
-EXIT_RAN, EXIT_REFUSED, EXIT_BLOCKED = 0, 2, 3
+EXIT_RAN, EXIT_REFUSED, EXIT_BLOCKED, EXIT_CRASHED = SANDBOX_RAN, REFUSED, BLOCKED, CRASHED
 TIMEOUT_RANGE = (1, 3600)
 MAX_OUTPUT_RANGE = (1, 1024 * 1024)
 DEFAULT_TIMEOUT_S = 600
@@ -138,6 +139,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except VerifyPrError as exc:
         print(f"verify-pr-sandbox: blocked: {exc.diagnostics()}", file=sys.stderr)
         return EXIT_BLOCKED
+    except Exception as exc:  # a bug: its own code, never "ran"
+        return report_crash("verify-pr-sandbox", exc)
 
 
 def _main(argv: list[str]) -> int:

@@ -2,6 +2,7 @@
 
 run:     exit codes 0 PASS, 1 FAIL, 4 NOT PROVEN, 3 BLOCKED, 2 usage or refused input.
 compare: exit codes 0 VERIFIED, 4 NOT PROVEN, 3 BLOCKED, 2 usage or refused input.
+Both: 5 crashed (a bug of verify-pr, never a verdict; ``verify_pr.exit_codes``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import NoReturn, assert_never
 
 from verify_pr.errors import InputRefused, SandboxBlocked, VerifyPrError
+from verify_pr.exit_codes import CRASHED, report_crash
 from verify_pr.models.compare import CompareVerdict
 from verify_pr.models.verdict import Verdict, VerdictFile
 
@@ -25,6 +27,7 @@ COMPARE_EXIT_CODES = {
     CompareVerdict.NOT_PROVEN: 4,
 }
 EXIT_USAGE = 2
+EXIT_CRASHED = CRASHED
 VERDICT_FILE = "verdict.json"
 COMPARE_FILE = "verify-pr-result.json"
 COMPARE_SUMMARY = "compare_summary.md"
@@ -84,6 +87,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except VerifyPrError as exc:  # refused input, unusable config: nothing ran
         print(f"verify-pr: refused: {exc.diagnostics()}", file=sys.stderr)
         return EXIT_USAGE
+    except Exception as exc:  # a bug: never FAIL's code, never a verdict
+        return report_crash("verify-pr", exc)
 
 
 def _main(argv: list[str]) -> int:
