@@ -47,7 +47,7 @@ TESTS = (
 WEAKENED = TESTS.replace("assert add(2, 3) == 5", "assert add(2, 3) in (5, -1)")
 CSS = """
 body { font: 14px/1.5 -apple-system, "Segoe UI", "DejaVu Sans", sans-serif; color: #1f2328;
-       margin: 0; padding: 24px; width: %dpx; background: #fff; }
+       margin: 0; padding: 24px; width: BODY_WIDTHpx; background: #fff; }
 .frame { border: 1px solid #d0d7de; border-radius: 6px; overflow: hidden; }
 .bar { background: #f6f8fa; border-bottom: 1px solid #d0d7de; padding: 12px 16px;
        font-weight: 600; }
@@ -61,11 +61,11 @@ h3 { font-size: 1.1em; }
 table { border-collapse: collapse; margin: 8px 0; }
 td, th { border: 1px solid #d0d7de; padding: 4px 10px; }
 th { background: #f6f8fa; }
-code { background: #eff1f3; border-radius: 4px; padding: .1em .3em; font-size: 90%%; }
+code { background: #eff1f3; border-radius: 4px; padding: .1em .3em; font-size: 90%; }
 pre { background: #f6f8fa; padding: 12px; overflow: hidden; white-space: pre-wrap; }
 pre code { background: none; padding: 0; }
 details summary { cursor: pointer; font-weight: 600; }
-""" % (WIDTH - 48)
+""".replace("BODY_WIDTH", str(WIDTH - 48))
 
 
 def _git(repo: Path, *args: str) -> str:
