@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from verify_pr.models.report import ReportFormat, TestReport
-from verify_pr.reports._common import DEFAULT_TREE_ROOT
+from verify_pr.reports._common import DEFAULT_TREE_ROOT, ReportSource
 from verify_pr.reports.junit import JunitDialect, parse_junit
 from verify_pr.runners import _files
 from verify_pr.runners._scripts import runners_in_test_script
@@ -56,7 +56,7 @@ class PytestRunner:
         # xunit1 adds file and line; -p no:cacheprovider keeps pytest from writing .pytest_cache
         return f"python3 -m pytest -p no:cacheprovider --junitxml={path} -o junit_family=xunit1"
 
-    def parse(self, report_bytes: bytes) -> TestReport:
+    def parse(self, report_bytes: ReportSource) -> TestReport:
         return parse_junit(report_bytes, dialect=JunitDialect.PYTEST, tree_root=self.tree_root)
 
     def tamper_signals(self, tree: Path) -> list[str]:

@@ -41,7 +41,7 @@ files written (only by the host, atomically, into --out):
   result.json  status COMPLETED | TIMEOUT | ERROR | BLOCKED, exit_code, output_truncated,
                detail, image, timeout_s, image_id, report, duration_s
   output.txt   the check's stdout+stderr, capped at --max-output bytes (untrusted data)
-  report.txt   with --report: the file the check wrote at that path (up to 1 MiB)
+  report.txt   with --report: the file the check wrote at that path (up to 64 MiB)
 
 exit codes:
   0  the check ran: read result.json (a failing check is still exit 0)

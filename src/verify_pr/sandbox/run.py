@@ -15,6 +15,7 @@ from verify_pr.sandbox.policy import LABEL_OWNER, LABEL_RUN, SandboxPolicy
 
 if TYPE_CHECKING:
     from verify_pr.models.sandbox import SandboxResult
+    from verify_pr.sandbox.spool import ReportSpool
 
 # The result models need pydantic, whose import costs more than a short check runs: it is
 # imported on a thread while the container runs (the main thread then waits on sockets).
@@ -45,7 +46,7 @@ class SandboxRequest:
 class SandboxRun:
     result: SandboxResult
     output: bytes
-    report: bytes | None
+    report: ReportSpool | None  # on disk: a report can be up to MAX_REPORT_BYTES
 
 
 def make_policy(request: SandboxRequest, path_env: str, run_id: str) -> SandboxPolicy:

@@ -99,7 +99,7 @@ if [ "$rep" != - ]; then
     rs=missing
   else
     rl=$(($(wc -c < "$rep")))
-    if [ "$rl" -gt 1048576 ]; then rs=too_large rl=0; else rs=returned; fi
+    if [ "$rl" -gt 67108864 ]; then rs=too_large rl=0; else rs=returned; fi
   fi
 fi
 printf '\nVPR1 %s RC %s %s %s\n' "$nonce" "$rc" "$rs" "$rl"

@@ -12,11 +12,14 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn, assert_never
+from typing import TYPE_CHECKING, NoReturn, assert_never
 
 from verify_pr.errors import InputRefused, SandboxBlocked, VerifyPrError
 from verify_pr.models.compare import CompareVerdict
 from verify_pr.models.verdict import Verdict, VerdictFile
+
+if TYPE_CHECKING:
+    from verify_pr.sandbox.spool import ReportSpool
 
 EXIT_CODES = {Verdict.PASS: 0, Verdict.FAIL: 1, Verdict.BLOCKED: 3, Verdict.NOT_PROVEN: 4}
 COMPARE_EXIT_CODES = {
@@ -196,7 +199,7 @@ def _compare(ns: argparse.Namespace) -> int:
     return COMPARE_EXIT_CODES[run.result.verdict]
 
 
-def write_all(out: Path, verdict: VerdictFile, output: bytes, report: bytes | None) -> None:
+def write_all(out: Path, verdict: VerdictFile, output: bytes, report: ReportSpool | None) -> None:
     from verify_pr.sandbox.out_files import write_atomic, write_out
 
     (out / VERDICT_FILE).unlink(missing_ok=True)  # never a stale verdict beside new files

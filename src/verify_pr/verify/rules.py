@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import assert_never
 
+from verify_pr.models.limits import MAX_REPORT_BYTES
 from verify_pr.models.report import RedFlag, TestReport, TestStatus, clean_text
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict
@@ -70,7 +71,7 @@ def _no_report(
     why = {
         ReportStatus.MISSING: "the runner wrote no report at the random path",
         ReportStatus.NOT_REGULAR: "the report path was not a regular file",
-        ReportStatus.TOO_LARGE: "the report was over 1 MiB",
+        ReportStatus.TOO_LARGE: f"the report was over {MAX_REPORT_BYTES // (1024 * 1024)} MiB",
         ReportStatus.STALE: "a file already stood at the report path before the run",
     }.get(sandbox.report, f"no report came back ({sandbox.report})")
     extra = []

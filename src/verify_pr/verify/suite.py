@@ -8,8 +8,14 @@ from enum import StrEnum
 from pathlib import Path
 
 from verify_pr.errors import InputRefused, ReportError
-from verify_pr.models.report import TestReport
-from verify_pr.models.verdict import MAX_REASONS, REASON_MAX_CHARS, VerdictFile
+from verify_pr.models.report import TestCase, TestReport, TestStatus
+from verify_pr.models.verdict import (
+    MAX_REASONS,
+    REASON_MAX_CHARS,
+    VERDICT_MAX_TESTCASES,
+    VerdictFile,
+)
+from verify_pr.reports._common import ReportSource
 from verify_pr.sandbox.run import SandboxRequest, SandboxRun, run_sandbox
 from verify_pr.verify.rules import judge
 
@@ -64,7 +70,7 @@ def plan_custom(command: str, report_format: str) -> SuitePlan:
     return SuitePlan("custom", command.replace(REPORT_PLACEHOLDER, path), path, fmt.value)
 
 
-def _parse(plan: SuitePlan, data: bytes) -> TestReport:
+def _parse(plan: SuitePlan, data: ReportSource) -> TestReport:
     from verify_pr.reports.jest_json import parse_jest_json
     from verify_pr.reports.junit import parse_junit
     from verify_pr.runners.detect import all_runners
@@ -93,6 +99,18 @@ def _tamper(tree: Path, plan: SuitePlan) -> list[str]:
     return list(dict.fromkeys(signals))
 
 
+def listed_testcases(report: TestReport) -> tuple[TestCase, ...]:
+    """The testcases verdict.json lists: every one up to the cap, else failures and errors
+    first (what a maintainer acts on), then the rest in report order."""
+    cases = report.testcases
+    if len(cases) <= VERDICT_MAX_TESTCASES:
+        return cases
+    bad = (TestStatus.FAILED, TestStatus.ERROR)
+    first = [c for c in cases if c.status in bad]
+    rest = [c for c in cases if c.status not in bad]
+    return tuple((first + rest)[:VERDICT_MAX_TESTCASES])
+
+
 def run_suite(
     tree: Path, plan: SuitePlan, image: str, timeout_s: int, max_output: int
 ) -> SuiteOutcome:
@@ -115,7 +133,7 @@ def run_suite(
         runner_version=report.runner_version if report else None,
         command=plan.command[:4096],
         totals=report.totals if report else None,
-        testcases=report.testcases if report else (),
+        testcases=listed_testcases(report) if report else (),
         sandbox=run.result,
     )
     return SuiteOutcome(verdict, run, report, tuple(tamper))

@@ -117,7 +117,7 @@ def test_only_completed_can_pass(status: RunStatus) -> None:
 NO_REPORT_REASONS = {
     ReportStatus.MISSING: "the runner wrote no report at the random path",
     ReportStatus.NOT_REGULAR: "the report path was not a regular file",
-    ReportStatus.TOO_LARGE: "the report was over 1 MiB",
+    ReportStatus.TOO_LARGE: "the report was over 64 MiB",
     ReportStatus.STALE: "a file already stood at the report path before the run",
     ReportStatus.NOT_REQUESTED: "no report came back (not_requested)",
     ReportStatus.UNKNOWN: "no report came back (unknown)",
