@@ -26,6 +26,7 @@ class Evidence(StrEnum):
     SCRIPT = "package.json scripts.test"
     CONFIG = "config file"
     DEPENDENCY = "dependency"
+    TEST_FILES = "test files"  # a bare pytest repo: test_*.py files and nothing else
 
     @property
     def rank(self) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from pathlib import Path
@@ -49,6 +50,9 @@ class PytestRunner:
         dependency = _dependency_source(tree)
         if dependency is not None:
             return Detection(self.name, Evidence.DEPENDENCY, dependency)
+        found = _bare_test_file(tree)
+        if found is not None:
+            return Detection(self.name, Evidence.TEST_FILES, found)
         return None
 
     def command(self, report_path: str) -> str:
@@ -194,4 +198,25 @@ def _dependency_source(tree: Path) -> str | None:
         text = _files.read_text(tree, name)
         if text is not None and _PYTEST_REQ.search(text):
             return name
+    return None
+
+
+_TEST_DIRS = ("", "tests", "test")
+
+
+def _bare_test_file(tree: Path) -> str | None:
+    """The first ``test_*.py`` or ``*_test.py`` (pytest's default names) at the top or in
+    tests/ or test/: regular files in real directories only, links never followed."""
+    for sub in _TEST_DIRS:
+        base = tree / sub if sub else tree
+        if sub and _files.entry(tree, sub) is not _files.Entry.DIRECTORY:
+            continue
+        try:
+            with os.scandir(base) as entries:
+                names = sorted(e.name for e in entries if e.is_file(follow_symlinks=False))
+        except OSError:
+            continue
+        for name in names:
+            if name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")):
+                return f"{sub}/{name}" if sub else name
     return None
