@@ -16,6 +16,7 @@ from verify_pr.models.verdict import (
     VerdictFile,
 )
 from verify_pr.reports._common import ReportSource
+from verify_pr.sandbox.resources import DEFAULT_RESOURCES, Resources
 from verify_pr.sandbox.run import SandboxRequest, SandboxRun, run_sandbox
 from verify_pr.verify.rules import judge
 
@@ -112,9 +113,16 @@ def listed_testcases(report: TestReport) -> tuple[TestCase, ...]:
 
 
 def run_suite(
-    tree: Path, plan: SuitePlan, image: str, timeout_s: int, max_output: int
+    tree: Path,
+    plan: SuitePlan,
+    image: str,
+    timeout_s: int,
+    max_output: int,
+    resources: Resources = DEFAULT_RESOURCES,
 ) -> SuiteOutcome:
-    request = SandboxRequest(tree, plan.command, image, timeout_s, max_output, plan.report_path)
+    request = SandboxRequest(
+        tree, plan.command, image, timeout_s, max_output, plan.report_path, resources
+    )
     run = run_sandbox(request)
     report: TestReport | None = None
     report_error: str | None = None
