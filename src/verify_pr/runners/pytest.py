@@ -11,7 +11,7 @@ from typing import Any
 from verify_pr.models.report import ReportFormat, TestReport
 from verify_pr.reports._common import DEFAULT_TREE_ROOT, ReportSource
 from verify_pr.reports.junit import JunitDialect, parse_junit
-from verify_pr.runners import _files
+from verify_pr.runners import _files, python_tree
 from verify_pr.runners._scripts import runners_in_test_script
 from verify_pr.runners.base import Detection, Evidence, validate_report_path
 
@@ -59,6 +59,17 @@ class PytestRunner:
         path = validate_report_path(report_path)
         # xunit1 adds file and line; -p no:cacheprovider keeps pytest from writing .pytest_cache
         return f"python3 -m pytest -p no:cacheprovider --junitxml={path} -o junit_family=xunit1"
+
+    def command_for(self, report_path: str, tree: Path) -> tuple[str, tuple[str, ...]]:
+        """A src layout gets /work/src on the import path (as an editable install would);
+        the probe reports, before the suite runs, where each of the tree's packages resolves."""
+        command = self.command(report_path)
+        layout = python_tree.src_layout(tree)
+        env = f"PYTHONPATH={python_tree.SRC_PATH} " if layout is not None else ""
+        packages = python_tree.tree_packages(tree)
+        if not packages:
+            return f"{env}{command}", ()
+        return f"{env}{python_tree.probe_command(packages)}; {env}{command}", tuple(packages)
 
     def parse(self, report_bytes: ReportSource) -> TestReport:
         return parse_junit(report_bytes, dialect=JunitDialect.PYTEST, tree_root=self.tree_root)

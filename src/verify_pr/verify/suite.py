@@ -13,12 +13,13 @@ from verify_pr.models.verdict import (
     MAX_REASONS,
     REASON_MAX_CHARS,
     VERDICT_MAX_TESTCASES,
+    Verdict,
     VerdictFile,
 )
 from verify_pr.reports._common import ReportSource
 from verify_pr.sandbox.resources import DEFAULT_RESOURCES, Resources
 from verify_pr.sandbox.run import SandboxRequest, SandboxRun, run_sandbox
-from verify_pr.verify.rules import judge
+from verify_pr.verify.rules import Judgement, judge
 
 REPORT_PLACEHOLDER = "{report}"
 
@@ -36,6 +37,7 @@ class SuitePlan:
     command: str
     report_path: str
     parse_name: str  # a runner name, or a CustomFormat value
+    probed: tuple[str, ...] = ()  # the tree's packages the import probe reports on
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,14 @@ def plan_detected(tree: Path, runner_choice: str) -> SuitePlan:
     runner = detect_runner(tree, runner_choice)
     suffix = ".xml" if runner.report_format == "junit" else ".json"
     path = new_report_path(suffix)
-    return SuitePlan(runner.name, runner.command(path), path, runner.name)
+    from verify_pr.runners.pytest import PytestRunner
+
+    # pytest's command depends on the tree (src layout, import probe); the others' do not.
+    if isinstance(runner, PytestRunner):
+        command, probed = runner.command_for(path, tree)
+    else:
+        command, probed = runner.command(path), ()
+    return SuitePlan(runner.name, command, path, runner.name, probed)
 
 
 def plan_custom(command: str, report_format: str) -> SuitePlan:
@@ -112,6 +121,18 @@ def listed_testcases(report: TestReport) -> tuple[TestCase, ...]:
     return tuple((first + rest)[:VERDICT_MAX_TESTCASES])
 
 
+def _check_imports(judgement: Judgement, plan: SuitePlan, output: bytes) -> Judgement:
+    """A verdict on the suite needs the tests to have imported the tree's own packages."""
+    from verify_pr.runners.python_tree import outside_the_tree
+
+    if judgement.verdict not in (Verdict.PASS, Verdict.FAIL) or not plan.probed:
+        return judgement
+    outside = outside_the_tree(output, list(plan.probed))
+    if not outside:
+        return judgement
+    return Judgement(Verdict.NOT_PROVEN, [*outside, *judgement.reasons])
+
+
 def run_suite(
     tree: Path,
     plan: SuitePlan,
@@ -133,6 +154,7 @@ def run_suite(
             report_error = exc.diagnostics()
     tamper = _tamper(tree, plan)
     judgement = judge(run.result, run.output, report, report_error, tamper)
+    judgement = _check_imports(judgement, plan, run.output)
     reasons = tuple(r[:REASON_MAX_CHARS] for r in judgement.reasons[:MAX_REASONS])
     verdict = VerdictFile(
         verdict=judgement.verdict,
