@@ -8,6 +8,7 @@ Not a test: the figures go in the README's table with the machine they ran on.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import resource
@@ -18,6 +19,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNNER = [sys.executable, "-m", "verify_pr.sandbox.cli"]
@@ -121,10 +123,74 @@ def sdist_repo(root: Path) -> Path:
     return repo
 
 
+class FileReport:
+    """A report on disk, as the sandbox's spool hands it to the parsers."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.size = path.stat().st_size
+
+    def open(self) -> BinaryIO:
+        return self.path.open("rb")
+
+
+def junit_report(path: Path, cases: int) -> Path:
+    with path.open("w", encoding="utf-8") as out:
+        out.write(f'<testsuites name="pytest tests"><testsuite name="pytest" tests="{cases}">')
+        for i in range(cases):
+            out.write(
+                f'<testcase classname="tests.test_mod{i % 500}.TestGroup{i % 37}" '
+                f'name="test_case_{i}[param-{i % 7}]" file="tests/test_mod{i % 500}.py" '
+                f'line="{i % 900}" time="0.001"/>\n'
+            )
+        out.write("</testsuite></testsuites>\n")
+    return path
+
+
+def jest_report(path: Path, cases: int, per_suite: int = 500) -> Path:
+    with path.open("w", encoding="utf-8") as out:
+        out.write(f'{{"success": true, "numTotalTests": {cases}, "numFailedTests": 0, ')
+        out.write('"numFailedTestSuites": 0, "numRuntimeErrorTestSuites": 0, ')
+        out.write('"wasInterrupted": false, "testResults": [')
+        for s in range(cases // per_suite):
+            results = ",".join(
+                json.dumps(
+                    {
+                        "ancestorTitles": [f"group {i % 37}"],
+                        "title": f"case {s * per_suite + i}",
+                        "status": "passed",
+                        "duration": 1,
+                        "failureMessages": [],
+                        "location": {"line": i + 1, "column": 3},
+                    }
+                )
+                for i in range(per_suite)
+            )
+            sep = "," if s else ""
+            out.write(f'{sep}{{"name": "/work/src/m{s}.test.js", "status": "passed", ')
+            out.write(f'"message": "", "assertionResults": [{results}]}}')
+        out.write("]}\n")
+    return path
+
+
+def timed(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def expat_pass(path: Path) -> None:
+    import xml.parsers.expat
+
+    parser = xml.parsers.expat.ParserCreate()
+    with path.open("rb") as src:
+        parser.ParseFile(src)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pairs", type=int, default=12)
-    parser.add_argument("--only", default="1,2,3,4,5")
+    parser.add_argument("--only", default="1,2,3,4,5,6,7,8")
     args = parser.parse_args()
     only = {int(x) for x in args.only.split(",")}
     n = args.pairs
@@ -214,6 +280,65 @@ def main() -> int:
                 f"{b:.3f} s",
                 f"{r:.2f}",
                 "<= 1.2",
+            )
+        )
+    if 6 in only:
+        from verify_pr.reports.junit import JunitDialect, parse_junit
+
+        xml_path = junit_report(root / "big.xml", 250_000)
+        src = FileReport(xml_path)
+        a, b, r = pairs(
+            min(n, 3),
+            lambda: timed(lambda: parse_junit(src, dialect=JunitDialect.PYTEST)),
+            lambda: timed(lambda: expat_pass(xml_path)),
+        )
+        rows.append(
+            (
+                f"6 parse a 250,000-case JUnit report ({src.size / 2**20:.0f} MiB) "
+                "vs a bare expat pass",
+                f"{a:.2f} s",
+                f"{b:.2f} s",
+                f"{r:.1f}",
+                "streamed; < 30 s",
+            )
+        )
+    if 7 in only:
+        from verify_pr.reports.jest_json import parse_jest_json
+
+        json_path = jest_report(root / "big.json", 250_000)
+        src_json = FileReport(json_path)
+
+        def load_whole() -> None:
+            with json_path.open("rb") as fh:
+                json.load(fh)
+
+        a, b, r = pairs(
+            min(n, 3),
+            lambda: timed(lambda: parse_jest_json(src_json)),
+            lambda: timed(load_whole),
+        )
+        rows.append(
+            (
+                f"7 parse a 250,000-result jest JSON report ({src_json.size / 2**20:.0f} MiB) "
+                "vs `json.load`",
+                f"{a:.2f} s",
+                f"{b:.2f} s",
+                f"{r:.1f}",
+                "streamed; < 30 s",
+            )
+        )
+    if 8 in only:
+        write = "head -c 67108864 /dev/zero > /work/r.txt"
+        big = lambda: float(peak_rss_kib(runner(small, MINIMAL, write, "--report", "/work/r.txt")))  # noqa: E731
+        idle = lambda: float(peak_rss_kib(runner(small, MINIMAL, "true")))  # noqa: E731
+        a, b, _ = pairs(n, big, idle)
+        rows.append(
+            (
+                "8 host peak RSS: a 64 MiB report returned vs `true`",
+                f"{a / 1024:.1f} MiB",
+                f"{b / 1024:.1f} MiB",
+                f"+{(a - b) / 1024:.1f} MiB",
+                "within 16 MiB",
             )
         )
     print(f"\npairs per figure: {n} (medians)\n")

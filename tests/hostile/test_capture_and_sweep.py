@@ -62,6 +62,35 @@ def test_stopped_capture_is_woken_by_the_sweep(
     control("without the wake-up the run hangs until the watchdog (TIMEOUT)")
 
 
+# The parent pid and start time (fields 4 and 22 of /proc/PID/stat; ticks) of each process.
+START_TIMES = r"""
+st() { read -r l < /proc/$1/stat; set -- ${l##*") "}; echo "$2 ${20}"; }
+echo "RESULT check=$(st $$)"
+echo "RESULT wrapper-pid=$PPID"
+for c in $caps; do echo "RESULT capture-$c=$(st $c)"; done
+"""
+
+
+def test_the_check_never_shares_the_captures_start_tick(minimal_image: str, tmp_path: Path) -> None:
+    # The sweep tells the capture from a pid reuser by its start time, counted in 10 ms ticks.
+    # The wrapper starts the check only after the tick has moved past the capture's, so no
+    # process of the check (the impostor below included) can carry the capture's start time.
+    # Without that wait the check's first process shares the capture's tick in most runs.
+    run = attack(tmp_path, minimal_image, FIND_CAPTURE + START_TIMES, "--timeout", "20")
+    expect(run, "COMPLETED", 0, "the check exited 0")
+    got = results(run.output)
+    wrapper = got["wrapper-pid"]
+    check_ppid, check = got["check"].split()
+    found = [v.split() for k, v in got.items() if k.startswith("capture-")]
+    # The capture is the wrapper's fork (its head may be the capture's own fork, spared as its
+    # child). Control: the probe finds it, a sibling of the check, with a real start time.
+    capture = [int(start) for ppid, start in found if ppid == wrapper]
+    assert len(capture) == 1 and check_ppid == wrapper, got
+    control("the probe finds the capture, the check's sibling, and reads its start time")
+    assert capture[0] < int(check), got
+    RECORD.append(("outcome", "the check starts in a later tick than the capture"))
+
+
 # Simulates the end state of a pid-reuse attack (kill the capture, cycle ~4 million pids until
 # its pid comes round: about 25 min at this machine's fork rate, inside the 3600 s timeout):
 # a check process whose pid the wrapper takes for its capture's. The impostor prints on the

@@ -138,7 +138,9 @@ def test_proc_mem_read_steals_the_nonce_only_without_hardening(
     got_off = results(off.output)
     assert got_off["mem"] == NONCE, got_off  # the attack works...
     assert (off.result.status, off.result.exit_code) == ("COMPLETED", 137)
-    assert off.report == b"FORGED\n" and off.result.report == "returned"  # ...and forges
+    assert off.report is not None and off.result.report == "returned"  # ...and forges
+    with off.report.open() as forged:
+        assert forged.read() == b"FORGED\n"
     control(
         "with the hardening off, /proc/<wrapper>/mem yields the nonce and a forged sentinel is accepted"
     )

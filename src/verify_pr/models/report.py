@@ -16,6 +16,7 @@ from typing import Annotated, Any, Self
 
 from pydantic import BeforeValidator, Field, model_validator
 
+from verify_pr.models import limits
 from verify_pr.models.base import BoundaryModel
 
 TRUNCATION_MARKER = "…[truncated]"
@@ -24,7 +25,7 @@ NAME_MAX_CHARS = 1000
 PATH_MAX_CHARS = 1000
 MESSAGE_MAX_CHARS = 4000
 VERSION_MAX_CHARS = 100
-MAX_TESTCASES = 10_000
+MAX_TESTCASES = limits.MAX_TESTCASES
 
 
 # C0/C1 controls (but tab and newline) and bidi overrides: they rewrite terminal lines or

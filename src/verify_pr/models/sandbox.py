@@ -46,3 +46,6 @@ class SandboxResult(BoundaryModel):
     image_id: Annotated[str, Field(max_length=80)] | None = None
     report: ReportStatus = ReportStatus.NOT_REQUESTED
     duration_s: Annotated[float, Field(ge=0)] | None = None
+    # The run's CPU and memory limits (defaults: the spec's 1 CPU and 512 MiB).
+    cpus: Annotated[float, Field(gt=0, le=64)] = 1.0
+    memory_bytes: Annotated[int, Field(ge=512 * 1024 * 1024, le=64 * 1024**3)] = 512 * 1024 * 1024

@@ -13,6 +13,8 @@ from verify_pr.models.sandbox import SandboxResult
 
 REASON_MAX_CHARS = 500
 MAX_REASONS = 20
+# verdict.json lists at most this many testcases (failures first); totals count them all.
+VERDICT_MAX_TESTCASES = 10_000
 
 
 class Verdict(StrEnum):
@@ -37,5 +39,5 @@ class VerdictFile(BoundaryModel):
     runner_version: Annotated[str, Field(max_length=100)] | None
     command: Annotated[str, Field(max_length=4096)]
     totals: Totals | None
-    testcases: Annotated[tuple[TestCase, ...], Field(max_length=10_000)]
+    testcases: Annotated[tuple[TestCase, ...], Field(max_length=VERDICT_MAX_TESTCASES)]
     sandbox: SandboxResult

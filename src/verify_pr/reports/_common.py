@@ -2,21 +2,54 @@
 
 from __future__ import annotations
 
+import io
 import math
 import posixpath
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import BinaryIO, Protocol
 
 from pydantic import ValidationError
 
 from verify_pr.errors import ReportError
+from verify_pr.models.limits import MAX_REPORT_BYTES
 
-# The sandbox returns at most 1 MiB of report: anything larger was not produced by our run.
-MAX_REPORT_BYTES = 1024 * 1024
 # Where the tree sits inside the container; absolute paths in reports are made relative to it.
 DEFAULT_TREE_ROOT = "/work"
 
 _INT = re.compile(r"[0-9]{1,9}")
 _DECIMAL = re.compile(r"[0-9]{1,12}(?:\.[0-9]{1,12})?(?:[eE][-+]?[0-9]{1,3})?")
+
+
+class ReportFile(Protocol):
+    """A report on disk (the sandbox's spool): its size, and a fresh reader from byte 0."""
+
+    size: int
+
+    def open(self) -> BinaryIO: ...
+
+
+ReportSource = bytes | ReportFile
+
+
+@contextmanager
+def open_report(source: ReportSource, what: str) -> Iterator[tuple[BinaryIO, int]]:
+    """A reader over the report and its size, after the size checks; files are streamed."""
+    if isinstance(source, bytes):
+        check_size(source, what)
+        yield io.BytesIO(source), len(source)
+        return
+    if not isinstance(getattr(source, "size", None), int):
+        raise ReportError(f"{what}: expected bytes or a report file, got {type(source).__name__}")
+    if source.size == 0:
+        raise ReportError(f"{what}: the report is empty")
+    if source.size > MAX_REPORT_BYTES:
+        raise ReportError(
+            f"{what}: the report is {source.size} bytes, over the {MAX_REPORT_BYTES}-byte cap"
+        )
+    with source.open() as stream:
+        yield stream, source.size
 
 
 def check_size(data: bytes, what: str) -> None:
@@ -62,10 +95,11 @@ def repo_relative(path: str | None, tree_root: str) -> str | None:
     return norm
 
 
-def validation_report_error(what: str, exc: ValidationError) -> ReportError:
-    """Summarise a pydantic error without echoing the (attacker-controlled) input."""
+def validation_report_error(what: str, exc: ValidationError, at: str = "") -> ReportError:
+    """Summarise a pydantic error without echoing the (attacker-controlled) input; ``at`` is
+    the location of the validated part inside the report (a streamed parser's position)."""
     errors = exc.errors(include_input=False, include_url=False)
     first = errors[0] if errors else {"loc": (), "msg": "invalid"}
-    loc = ".".join(str(part) for part in first["loc"])[:200]
+    loc = ".".join([*([at] if at else []), *(str(part) for part in first["loc"])])[:200]
     msg = str(first["msg"])[:200]
     return ReportError(f"{what}: {len(errors)} problem(s); first at {loc or '<root>'}: {msg}")

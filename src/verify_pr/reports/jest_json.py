@@ -1,15 +1,17 @@
 """Strict parser for jest ``--json`` output and vitest's json reporter (same jest shape).
 
 Only the parts we read are modelled, each strictly typed; unknown keys are ignored because both
-runners keep adding them. One testcase per assertion result; a suite that failed without any
+runners keep adding them. The report is streamed (:mod:`json_stream`): one suite's results
+are in memory at a time. One testcase per assertion result; a suite that failed without any
 failed assertion (a file that could not load) becomes one ``error`` testcase, since that is
 real failure evidence, plus a red flag.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -24,15 +26,20 @@ from verify_pr.models.report import (
 )
 from verify_pr.reports._common import (
     DEFAULT_TREE_ROOT,
-    check_size,
+    ReportSource,
+    open_report,
     repo_relative,
     validation_report_error,
 )
+from verify_pr.reports.json_stream import JsonStream
 
 MAX_SUITES = 10_000
 MAX_TITLES = 64
 MAX_FAILURE_MESSAGES = 100
 LOAD_ERROR_NAME = "(test file failed to run)"
+# One value decoded whole (a result, a suite's message) may be as large as the report itself,
+# with this floor; it is the only part of the report in memory at a time.
+MIN_VALUE_CHARS = 1024 * 1024
 
 Count = Annotated[int, Field(ge=0)]
 Seconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
@@ -46,6 +53,9 @@ class JsonDialect(StrEnum):
 class _Read(BaseModel):
     # Strict types on what we read; extra keys ignored (and dropped), not refused.
     model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
+
+
+_M = TypeVar("_M", bound=_Read)
 
 
 class _Location(_Read):
@@ -63,20 +73,22 @@ class _Assertion(_Read):
 
 
 class _Suite(_Read):
+    """A suite's own keys; its assertionResults are streamed one by one."""
+
     name: str  # absolute path of the test file
     status: Annotated[str, Field(max_length=40)]  # jest also writes "focused", "pending"
     message: str = ""
-    assertionResults: Annotated[list[_Assertion], Field(max_length=MAX_TESTCASES)]
 
 
 class _Report(_Read):
+    """The report's own keys; testResults is streamed suite by suite."""
+
     success: bool
     numTotalTests: Count
     numFailedTests: Count
     numFailedTestSuites: Count
     numRuntimeErrorTestSuites: Count | None = None
     wasInterrupted: bool | None = None
-    testResults: Annotated[list[_Suite], Field(max_length=MAX_SUITES)]
 
 
 _STATUS: dict[str, TestStatus] = {
@@ -90,42 +102,99 @@ _STATUS: dict[str, TestStatus] = {
 
 
 def parse_jest_json(
-    data: bytes,
+    data: ReportSource,
     *,
     dialect: JsonDialect = JsonDialect.JEST,
     tree_root: str = DEFAULT_TREE_ROOT,
 ) -> TestReport:
-    """Parse a jest or vitest JSON report; ReportError on anything we cannot vouch for."""
+    """Parse a jest or vitest JSON report (bytes, or a file streamed in chunks); ReportError
+    on anything we cannot vouch for."""
     what = f"{dialect} JSON report"
-    check_size(data, what)
-    try:
-        report = _Report.model_validate_json(data)
-    except ValidationError as exc:  # also bad UTF-8, bad JSON and over-deep nesting
-        raise validation_report_error(what, exc) from exc
+    with open_report(data, what) as (stream, size):
+        walk = _Walk(JsonStream(stream, what, max(MIN_VALUE_CHARS, size)), what, tree_root)
+        report = walk.document()
     if dialect is JsonDialect.JEST and (
         report.numRuntimeErrorTestSuites is None or report.wasInterrupted is None
     ):
         raise ReportError(f"{what}: numRuntimeErrorTestSuites or wasInterrupted is missing")
-    assertions = sum(len(s.assertionResults) for s in report.testResults)
-    if assertions > MAX_TESTCASES:
-        raise ReportError(f"{what}: more than {MAX_TESTCASES} test results")
-
-    flags: list[RedFlag] = []
-    cases: list[TestCase] = []
-    for suite in report.testResults:
-        cases.extend(_suite_cases(suite, tree_root, flags))
-    flags.extend(_summary_flags(report, cases))
+    walk.flags.extend(_summary_flags(report, walk.cases, walk.assertions))
     return TestReport.build(
         format=ReportFormat.JEST_JSON if dialect is JsonDialect.JEST else ReportFormat.VITEST_JSON,
-        testcases=cases,
-        red_flags=flags,
+        testcases=walk.cases,
+        red_flags=walk.flags,
         runner=str(dialect),
     )
 
 
-def _suite_cases(suite: _Suite, tree_root: str, flags: list[RedFlag]) -> list[TestCase]:
+class _Walk:
+    """The report read key by key: suites and their results one at a time, so memory holds
+    one suite's results, never the document."""
+
+    def __init__(self, json: JsonStream, what: str, tree_root: str) -> None:
+        self.json = json
+        self.what = what
+        self.tree_root = tree_root
+        self.cases: list[TestCase] = []
+        self.flags: list[RedFlag] = []
+        self.assertions = 0
+        self.suites = 0
+
+    def document(self) -> _Report:
+        head: dict[str, Any] = {}
+        seen_results = False
+        for key in self.json.object_keys():
+            if key == "testResults":
+                seen_results = True
+                for _ in self.json.array_items():
+                    self.suite()
+            elif key in _Report.model_fields:
+                head[key] = self.json.value()
+            else:
+                self.json.value()  # unknown keys are read (checked) and dropped
+        self.json.finish()
+        if not seen_results:
+            raise ReportError(f"{self.what}: testResults is missing")
+        return _validated(_Report, head, self.what, "")
+
+    def suite(self) -> None:
+        self.suites += 1
+        if self.suites > MAX_SUITES:
+            raise ReportError(f"{self.what}: more than {MAX_SUITES} suites in testResults")
+        fields: dict[str, Any] = {}
+        results: list[_Assertion] | None = None
+        for key in self.json.object_keys():
+            if key == "assertionResults":
+                results = list(self.results())
+            elif key in _Suite.model_fields:
+                fields[key] = self.json.value()
+            else:
+                self.json.value()
+        if results is None:
+            raise ReportError(f"{self.what}: a suite has no assertionResults")
+        suite = _validated(_Suite, fields, self.what, f"testResults.{self.suites - 1}")
+        self.cases.extend(_suite_cases(suite, results, self.tree_root, self.flags))
+
+    def results(self) -> Iterator[_Assertion]:
+        at = f"testResults.{self.suites - 1}.assertionResults"
+        for index, _ in enumerate(self.json.array_items()):
+            self.assertions += 1
+            if self.assertions > MAX_TESTCASES:
+                raise ReportError(f"{self.what}: more than {MAX_TESTCASES} test results")
+            yield _validated(_Assertion, self.json.value(), self.what, f"{at}.{index}")
+
+
+def _validated(model: type[_M], value: Any, what: str, at: str) -> _M:  # noqa: ANN401
+    try:
+        return model.model_validate(value)
+    except ValidationError as exc:
+        raise validation_report_error(what, exc, at) from exc
+
+
+def _suite_cases(
+    suite: _Suite, results: list[_Assertion], tree_root: str, flags: list[RedFlag]
+) -> list[TestCase]:
     file = repo_relative(suite.name, tree_root)
-    cases = [_assertion_case(a, file) for a in suite.assertionResults]
+    cases = [_assertion_case(a, file) for a in results]
     failed = any(c.status is TestStatus.FAILED for c in cases)
     if suite.status == "failed" and not failed:
         # The file failed outside any test: a load error, a hook, process.exit at top level.
@@ -156,7 +225,7 @@ def _assertion_case(a: _Assertion, file: str | None) -> TestCase:
     )
 
 
-def _summary_flags(report: _Report, cases: list[TestCase]) -> list[RedFlag]:
+def _summary_flags(report: _Report, cases: list[TestCase], assertions: int) -> list[RedFlag]:
     flags: list[RedFlag] = []
     if report.numRuntimeErrorTestSuites:
         flags.append(RedFlag.RUNTIME_ERROR_SUITES)
@@ -165,7 +234,6 @@ def _summary_flags(report: _Report, cases: list[TestCase]) -> list[RedFlag]:
     bad = sum(c.status in (TestStatus.FAILED, TestStatus.ERROR) for c in cases)
     if not report.success and bad == 0:
         flags.append(RedFlag.NOT_SUCCESS)
-    assertions = sum(len(s.assertionResults) for s in report.testResults)
     failed = sum(c.status is TestStatus.FAILED for c in cases)
     if (
         report.numTotalTests != assertions

@@ -1,18 +1,19 @@
 """Strict, capped JUnit XML parser (pytest xunit1/xunit2, vitest, bun, jest-junit).
 
 defusedxml refuses DTDs, entities and external references; it has no size, depth or element
-caps, so those are ours and are enforced while the parser streams, before a tree grows. Counts
-come from every ``<testcase>`` at any depth, never from the root's attributes (those are only
-cross-checked). Anything unexpected raises ReportError: a report we cannot read never passes.
+caps, so those are ours and are enforced while the parser streams. The report is read in
+chunks and each ``<testcase>`` is turned into a result at its end tag and then dropped, so
+memory holds one testcase and its open ancestors, never the document. Counts come from every
+``<testcase>`` at any depth, never from the root's attributes (those are only cross-checked).
+Anything unexpected raises ReportError: a report we cannot read never passes.
 """
 
 from __future__ import annotations
 
-import io
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, BinaryIO
 from xml.etree.ElementTree import Element
 
 from defusedxml import DefusedXmlException
@@ -29,13 +30,18 @@ from verify_pr.models.report import (
 )
 from verify_pr.reports._common import (
     DEFAULT_TREE_ROOT,
-    check_size,
+    ReportSource,
+    open_report,
     parse_count,
     parse_seconds,
     repo_relative,
 )
 
-MAX_ELEMENTS = 50_000
+# Elements follow the report's size (a 64 MiB report may hold millions), with this floor;
+# inside one testcase (held whole until its end tag) the count is fixed.
+MIN_ELEMENTS = 50_000
+BYTES_PER_ELEMENT = 8
+MAX_TESTCASE_ELEMENTS = 1_000
 MAX_DEPTH = 32
 MAX_ATTRIBUTE_CHARS = 64 * 1024
 MAX_ATTRIBUTES = 32
@@ -72,7 +78,7 @@ class JunitDialect(StrEnum):
 @dataclass(frozen=True)
 class JunitCaps:
     max_bytes: int | None = None  # None: the module default from _common
-    max_elements: int = MAX_ELEMENTS
+    max_elements: int | None = None  # None: follows the report's size (elements_cap)
     max_depth: int = MAX_DEPTH
     max_attribute_chars: int = MAX_ATTRIBUTE_CHARS
     max_testcases: int = MAX_TESTCASES
@@ -81,37 +87,38 @@ class JunitCaps:
 DEFAULT_CAPS = JunitCaps()
 
 
+def elements_cap(size: int) -> int:
+    """The element cap that follows a report's size in bytes."""
+    return max(MIN_ELEMENTS, size // BYTES_PER_ELEMENT)
+
+
 def parse_junit(
-    data: bytes,
+    data: ReportSource,
     *,
     dialect: JunitDialect = JunitDialect.GENERIC,
     tree_root: str = DEFAULT_TREE_ROOT,
     caps: JunitCaps = DEFAULT_CAPS,
 ) -> TestReport:
-    """Parse one JUnit XML report; ReportError on anything we cannot vouch for."""
-    check_size(data, "JUnit report")
-    if caps.max_bytes is not None and len(data) > caps.max_bytes:
-        raise ReportError(f"JUnit report: {len(data)} bytes, over the {caps.max_bytes} cap")
-    root = _read_tree(data, caps)
-    _check_suite_counts(root)
-    flags: list[RedFlag] = []
-    cases = [_testcase(el, dialect, tree_root, flags) for el in root.iter("testcase")]
-    if _declared_totals_disagree(root, cases):
-        flags.append(RedFlag.TOTALS_MISMATCH)
-    return TestReport.build(
-        format=ReportFormat.JUNIT,
-        testcases=cases,
-        red_flags=flags,
-        runner=_ROOT_NAMES.get(root.get("name", "")),
-    )
+    """Parse one JUnit XML report (bytes, or a file streamed in chunks); ReportError on
+    anything we cannot vouch for."""
+    with open_report(data, "JUnit report") as (stream, size):
+        if caps.max_bytes is not None and size > caps.max_bytes:
+            raise ReportError(f"JUnit report: {size} bytes, over the {caps.max_bytes} cap")
+        reader = _Reader(dialect, tree_root, caps, size)
+        for event, el in _events(stream):
+            if event == "start":
+                reader.start(el)
+            else:
+                reader.end(el)
+    return reader.report()
 
 
-def _events(data: bytes) -> Iterator[tuple[str, Element]]:
+def _events(stream: BinaryIO) -> Iterator[tuple[str, Element]]:
     # Third-party errors stop here, as ReportError. ParseError subclasses SyntaxError (and
     # defusedxml uses the pure-Python module, whose ParseError is a different class).
     try:
         yield from iterparse(
-            io.BytesIO(data),
+            stream,
             events=("start", "end"),
             forbid_dtd=True,
             forbid_entities=True,
@@ -123,38 +130,83 @@ def _events(data: bytes) -> Iterator[tuple[str, Element]]:
         raise ReportError(f"JUnit report: not well-formed XML ({str(exc)[:200]})") from exc
 
 
-def _read_tree(data: bytes, caps: JunitCaps) -> Element:
-    """Stream the document, enforcing every cap on each start tag."""
-    root: Element | None = None
-    open_tags: list[str] = []
-    elements = testcases = 0
-    for event, el in _events(data):
-        if event == "end":
-            open_tags.pop()
-            continue
-        if root is None:
-            root = el
+@dataclass
+class _Reader:
+    """The streaming state: caps are enforced on each start tag; a testcase is read at its
+    end tag, then it and every closed sibling are dropped from the tree."""
+
+    dialect: JunitDialect
+    tree_root: str
+    caps: JunitCaps
+    size: int
+    root_name: str | None = None
+    open: list[Element] = field(default_factory=list)
+    cases: list[TestCase] = field(default_factory=list)
+    flags: list[RedFlag] = field(default_factory=list)
+    root_counts: dict[str, str] | None = None
+    top_suite_counts: list[dict[str, str]] = field(default_factory=list)
+    elements: int = 0
+    case_elements: int = 0
+    testcases: int = 0
+
+    def start(self, el: Element) -> None:
+        caps = self.caps
+        if not self.open:
+            if self.root_name is not None:  # pragma: no cover - expat refuses a second root
+                raise ReportError("JUnit report: more than one root element")
             if el.tag not in ROOTS:
                 raise ReportError(
                     f"JUnit report: root element is <{str(el.tag)[:80]}>, "
                     "expected <testsuites> or <testsuite>"
                 )
-        elements += 1
-        if elements > caps.max_elements:
-            raise ReportError(f"JUnit report: more than {caps.max_elements} elements")
-        if len(open_tags) >= caps.max_depth:
+            self.root_name = el.get("name", "")
+        self.elements += 1
+        limit = caps.max_elements if caps.max_elements is not None else elements_cap(self.size)
+        if self.elements > limit:
+            raise ReportError(f"JUnit report: more than {limit} elements")
+        if len(self.open) >= caps.max_depth:
             raise ReportError(f"JUnit report: nesting deeper than {caps.max_depth}")
         _check_attributes(el, caps)
+        in_case = any(o.tag == "testcase" for o in self.open)
+        if in_case:
+            self.case_elements += 1
+            if self.case_elements > MAX_TESTCASE_ELEMENTS:
+                raise ReportError(
+                    f"JUnit report: a <testcase> holds over {MAX_TESTCASE_ELEMENTS} elements"
+                )
         if el.tag == "testcase":
-            if "testcase" in open_tags:
+            if in_case:
                 raise ReportError("JUnit report: <testcase> nested inside <testcase>")
-            testcases += 1
-            if testcases > caps.max_testcases:
+            self.testcases += 1
+            self.case_elements = 0
+            if self.testcases > caps.max_testcases:
                 raise ReportError(f"JUnit report: more than {caps.max_testcases} testcases")
-        open_tags.append(str(el.tag))
-    if root is None:  # pragma: no cover - expat refuses a document without an element
-        raise ReportError("JUnit report: no root element")
-    return root
+        if el.tag in ROOTS:
+            _check_suite_counts(el)
+            if not self.open:
+                self.root_counts = dict(el.attrib)
+            elif len(self.open) == 1 and el.tag == "testsuite":
+                self.top_suite_counts.append(dict(el.attrib))
+        self.open.append(el)
+
+    def end(self, el: Element) -> None:
+        self.open.pop()
+        if el.tag == "testcase":
+            self.cases.append(_testcase(el, self.dialect, self.tree_root, self.flags))
+        if self.open and not any(o.tag == "testcase" for o in self.open):
+            del self.open[-1][:]  # every child of the parent is closed and read: drop them
+
+    def report(self) -> TestReport:
+        if self.root_name is None:  # pragma: no cover - expat refuses a document without one
+            raise ReportError("JUnit report: no root element")
+        if _declared_totals_disagree(self.root_counts or {}, self.top_suite_counts, self.cases):
+            self.flags.append(RedFlag.TOTALS_MISMATCH)
+        return TestReport.build(
+            format=ReportFormat.JUNIT,
+            testcases=self.cases,
+            red_flags=self.flags,
+            runner=_ROOT_NAMES.get(self.root_name),
+        )
 
 
 def _check_attributes(el: Element, caps: JunitCaps) -> None:
@@ -170,18 +222,15 @@ def _check_attributes(el: Element, caps: JunitCaps) -> None:
             )
 
 
-def _check_suite_counts(root: Element) -> None:
+def _check_suite_counts(el: Element) -> None:
     """Suite attributes are not used for counting, but a malformed one means a bad writer."""
-    for el in root.iter():
-        if el.tag not in ROOTS:
-            continue
-        for attr in _COUNT_ATTRS:
-            raw = el.get(attr)
-            if raw is not None:
-                parse_count(raw, f"<{el.tag}> attribute {attr}")
-        raw = el.get("time")
+    for attr in _COUNT_ATTRS:
+        raw = el.get(attr)
         if raw is not None:
-            parse_seconds(raw, f"<{el.tag}> attribute time")
+            parse_count(raw, f"<{el.tag}> attribute {attr}")
+    raw = el.get("time")
+    if raw is not None:
+        parse_seconds(raw, f"<{el.tag}> attribute time")
 
 
 def _testcase(el: Element, dialect: JunitDialect, tree_root: str, flags: list[RedFlag]) -> TestCase:
@@ -258,8 +307,10 @@ def _is_collection_error(
     return dialect is JunitDialect.PYTEST and classname is None
 
 
-def _declared_totals_disagree(root: Element, cases: list[TestCase]) -> bool:
-    declared = _declared(root)
+def _declared_totals_disagree(
+    root: Mapping[str, str], top_suites: list[dict[str, str]], cases: list[TestCase]
+) -> bool:
+    declared = _declared(root, top_suites)
     if declared is None:
         return False
     tests, bad = declared
@@ -269,29 +320,28 @@ def _declared_totals_disagree(root: Element, cases: list[TestCase]) -> bool:
     return (tests is not None and tests != len(cases)) or bad > counted_bad
 
 
-def _declared(root: Element) -> tuple[int | None, int] | None:
+def _declared(
+    root: Mapping[str, str], top_suites: list[dict[str, str]]
+) -> tuple[int | None, int] | None:
     """(tests, failures+errors) that the root says; sums the top suites when it is silent."""
-    if _has_counts(root):
-        suites = [root]
-    else:
-        suites = [s for s in root if s.tag == "testsuite" and _has_counts(s)]
+    suites = [root] if _has_counts(root) else [s for s in top_suites if _has_counts(s)]
     if not suites:
         return None
     tests: int | None = 0
     bad = 0
     for suite in suites:
-        counts = _counts(suite.attrib)
+        counts = _counts(suite)
         if tests is not None:
             tests = None if counts["tests"] is None else tests + counts["tests"]
         bad += (counts["failures"] or 0) + (counts["errors"] or 0)
     return tests, bad
 
 
-def _has_counts(el: Element) -> bool:
-    return any(el.get(a) is not None for a in ("tests", "failures", "errors"))
+def _has_counts(attrib: Mapping[str, str]) -> bool:
+    return any(attrib.get(a) is not None for a in ("tests", "failures", "errors"))
 
 
-def _counts(attrib: dict[str, Any]) -> dict[str, int | None]:
+def _counts(attrib: Mapping[str, Any]) -> dict[str, int | None]:
     return {
         key: None if attrib.get(key) is None else int(attrib[key])
         for key in ("tests", "failures", "errors")

@@ -12,6 +12,7 @@ from typing import Protocol
 
 from verify_pr.errors import InputRefused
 from verify_pr.models.report import ReportFormat, TestReport
+from verify_pr.reports._common import ReportSource
 
 REPORT_DIR = "/work"
 REPORT_PATH_MAX_CHARS = 200
@@ -25,6 +26,7 @@ class Evidence(StrEnum):
     SCRIPT = "package.json scripts.test"
     CONFIG = "config file"
     DEPENDENCY = "dependency"
+    TEST_FILES = "test files"  # a bare pytest repo: test_*.py files and nothing else
 
     @property
     def rank(self) -> int:
@@ -52,7 +54,7 @@ class Runner(Protocol):
         """The exact shell command that runs the suite and writes the report there."""
         ...
 
-    def parse(self, report_bytes: bytes) -> TestReport:
+    def parse(self, report_bytes: ReportSource) -> TestReport:
         """Strictly parse the report; ReportError on anything we cannot vouch for."""
         ...
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from verify_pr.models.report import ReportFormat, TestReport
-from verify_pr.reports._common import DEFAULT_TREE_ROOT
+from verify_pr.reports._common import DEFAULT_TREE_ROOT, ReportSource
 from verify_pr.reports.junit import JunitDialect, parse_junit
 from verify_pr.runners import _files
 from verify_pr.runners._scripts import runners_in_test_script
@@ -52,7 +52,7 @@ class BunRunner:
         path = validate_report_path(report_path)
         return f"bun test --reporter=junit --reporter-outfile={path}"
 
-    def parse(self, report_bytes: bytes) -> TestReport:
+    def parse(self, report_bytes: ReportSource) -> TestReport:
         return parse_junit(report_bytes, dialect=JunitDialect.BUN, tree_root=self.tree_root)
 
     def tamper_signals(self, tree: Path) -> list[str]:

@@ -33,7 +33,8 @@ def detections(tree: Path, tree_root: str = DEFAULT_TREE_ROOT) -> list[Detection
 
 def detect_runner(tree: Path, choice: str = AUTO, tree_root: str = DEFAULT_TREE_ROOT) -> Runner:
     """The runner named by ``choice``, or with ``auto`` the one with the strongest evidence
-    (scripts.test > config file > dependency); a tie at the strongest level is refused."""
+    (scripts.test > config file > dependency > pytest test files: test_*.py or *_test.py at the
+    top or in tests/ or test/); a tie at the strongest level is refused."""
     runners = {r.name: r for r in all_runners(tree_root)}
     if choice != AUTO:
         if choice not in runners:
@@ -45,7 +46,8 @@ def detect_runner(tree: Path, choice: str = AUTO, tree_root: str = DEFAULT_TREE_
     found = detections(tree, tree_root)
     if not found:
         raise ConfigError(
-            "no test runner detected (no scripts.test, runner config or runner dependency)",
+            "no test runner detected "
+            "(no scripts.test, runner config, runner dependency or test_*.py file)",
             hint=f"set the runner explicitly: {', '.join(RUNNER_NAMES)}",
         )
     best = [d for d in found if d.evidence is found[0].evidence]

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from pathlib import Path
 from typing import Any
 
 from verify_pr.models.report import ReportFormat, TestReport
-from verify_pr.reports._common import DEFAULT_TREE_ROOT
+from verify_pr.reports._common import DEFAULT_TREE_ROOT, ReportSource
 from verify_pr.reports.junit import JunitDialect, parse_junit
-from verify_pr.runners import _files
+from verify_pr.runners import _files, python_tree
 from verify_pr.runners._scripts import runners_in_test_script
 from verify_pr.runners.base import Detection, Evidence, validate_report_path
 
@@ -49,6 +50,9 @@ class PytestRunner:
         dependency = _dependency_source(tree)
         if dependency is not None:
             return Detection(self.name, Evidence.DEPENDENCY, dependency)
+        found = _bare_test_file(tree)
+        if found is not None:
+            return Detection(self.name, Evidence.TEST_FILES, found)
         return None
 
     def command(self, report_path: str) -> str:
@@ -56,7 +60,18 @@ class PytestRunner:
         # xunit1 adds file and line; -p no:cacheprovider keeps pytest from writing .pytest_cache
         return f"python3 -m pytest -p no:cacheprovider --junitxml={path} -o junit_family=xunit1"
 
-    def parse(self, report_bytes: bytes) -> TestReport:
+    def command_for(self, report_path: str, tree: Path) -> tuple[str, tuple[str, ...]]:
+        """A src layout gets /work/src on the import path (as an editable install would);
+        the probe reports, before the suite runs, where each of the tree's packages resolves."""
+        command = self.command(report_path)
+        layout = python_tree.src_layout(tree)
+        env = f"PYTHONPATH={python_tree.SRC_PATH} " if layout is not None else ""
+        packages = python_tree.tree_packages(tree)
+        if not packages:
+            return f"{env}{command}", ()
+        return f"{env}{python_tree.probe_command(packages)}; {env}{command}", tuple(packages)
+
+    def parse(self, report_bytes: ReportSource) -> TestReport:
         return parse_junit(report_bytes, dialect=JunitDialect.PYTEST, tree_root=self.tree_root)
 
     def tamper_signals(self, tree: Path) -> list[str]:
@@ -194,4 +209,25 @@ def _dependency_source(tree: Path) -> str | None:
         text = _files.read_text(tree, name)
         if text is not None and _PYTEST_REQ.search(text):
             return name
+    return None
+
+
+_TEST_DIRS = ("", "tests", "test")
+
+
+def _bare_test_file(tree: Path) -> str | None:
+    """The first ``test_*.py`` or ``*_test.py`` (pytest's default names) at the top or in
+    tests/ or test/: regular files in real directories only, links never followed."""
+    for sub in _TEST_DIRS:
+        base = tree / sub if sub else tree
+        if sub and _files.entry(tree, sub) is not _files.Entry.DIRECTORY:
+            continue
+        try:
+            with os.scandir(base) as entries:
+                names = sorted(e.name for e in entries if e.is_file(follow_symlinks=False))
+        except OSError:
+            continue
+        for name in names:
+            if name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")):
+                return f"{sub}/{name}" if sub else name
     return None

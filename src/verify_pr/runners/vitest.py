@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 from verify_pr.models.report import ReportFormat, TestReport
-from verify_pr.reports._common import DEFAULT_TREE_ROOT
+from verify_pr.reports._common import DEFAULT_TREE_ROOT, ReportSource
 from verify_pr.reports.jest_json import JsonDialect, parse_jest_json
 from verify_pr.runners import _files
 from verify_pr.runners._scripts import runners_in_test_script
@@ -68,7 +68,7 @@ class VitestRunner:
             f"--outputFile.json={path} --includeTaskLocation"
         )
 
-    def parse(self, report_bytes: bytes) -> TestReport:
+    def parse(self, report_bytes: ReportSource) -> TestReport:
         return parse_jest_json(report_bytes, dialect=JsonDialect.VITEST, tree_root=self.tree_root)
 
     def tamper_signals(self, tree: Path) -> list[str]:

@@ -1,9 +1,9 @@
 """Host-side capture of the container's attached streams.
 
 The attach socket carries Docker's multiplexed frames (8-byte header: stream id, three zero
-bytes, big-endian length). The host keeps the first ``head_limit`` bytes of stdout and a
-rolling tail large enough for the wrapper's trailer (report included), and drains the rest
-so a flood can neither block the container nor grow the host's memory.
+bytes, big-endian length). The host keeps the first ``head_limit`` bytes of stdout and feeds
+every byte to the trailer scanner, which spools the report to disk; the rest is drained, so a
+flood can neither block the container nor grow the host's memory.
 """
 
 from __future__ import annotations
@@ -11,8 +11,11 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-REPORT_MAX_BYTES = 1024 * 1024
-TAIL_KEEP = REPORT_MAX_BYTES + 64 * 1024
+from verify_pr.models.limits import MAX_REPORT_BYTES
+from verify_pr.sandbox.trailer import TrailerScanner
+
+# wrapper.sh checks the same cap (a literal, tested equal); the output cap is separate.
+REPORT_MAX_BYTES = MAX_REPORT_BYTES
 STDERR_KEEP = 64 * 1024
 _HEADER = struct.Struct(">BxxxL")
 
@@ -22,19 +25,21 @@ class StreamCapture:
     """Bounded memory of an unbounded stdout, plus a short stderr."""
 
     head_limit: int
+    nonce: str
     head: bytearray = field(default_factory=bytearray)
-    tail: bytearray = field(default_factory=bytearray)
     total: int = 0
     stderr: bytearray = field(default_factory=bytearray)
     stderr_total: int = 0
+    scanner: TrailerScanner = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.scanner = TrailerScanner(self.nonce, REPORT_MAX_BYTES)
 
     def add_stdout(self, data: bytes) -> None:
         room = self.head_limit - len(self.head)
         if room > 0:
             self.head += data[:room]
-        self.tail += data
-        if len(self.tail) > 2 * TAIL_KEEP:
-            del self.tail[:-TAIL_KEEP]
+        self.scanner.feed(data)
         self.total += len(data)
 
     def add_stderr(self, data: bytes) -> None:
@@ -42,10 +47,6 @@ class StreamCapture:
         if room > 0:
             self.stderr += data[:room]
         self.stderr_total += len(data)
-
-    def tail_offset(self) -> int:
-        """Absolute stdout offset of ``tail[0]``."""
-        return self.total - len(self.tail)
 
 
 @dataclass

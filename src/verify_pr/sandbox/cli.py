@@ -42,7 +42,7 @@ files written (only by the host, atomically, into --out):
   result.json  status COMPLETED | TIMEOUT | ERROR | BLOCKED, exit_code, output_truncated,
                detail, image, timeout_s, image_id, report, duration_s
   output.txt   the check's stdout+stderr, capped at --max-output bytes (untrusted data)
-  report.txt   with --report: the file the check wrote at that path (up to 1 MiB)
+  report.txt   with --report: the file the check wrote at that path (up to 64 MiB)
 
 exit codes:
   0  the check ran: read result.json (a failing check is still exit 0)
@@ -96,6 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--report", action=_Once, metavar="/work/NAME", help="return this file as report.txt"
     )
+    p.add_argument("--cpus", action=_Once, metavar="N", help="CPUs, 0.25..64 (1)")
+    p.add_argument("--memory", action=_Once, metavar="SIZE", help="memory, 512m..64g (512m)")
     p.add_argument(
         "--print-argv",
         action="store_true",
@@ -149,6 +151,7 @@ def _main(argv: list[str]) -> int:
         if getattr(ns, flag) is None:
             raise InputRefused(f"--{flag} is required")
     from verify_pr.sandbox.guard import check_out, check_repo, check_report_path, check_tree
+    from verify_pr.sandbox.resources import parse_resources
     from verify_pr.sandbox.run import SandboxRequest
 
     if "\0" in ns.cmd:
@@ -164,6 +167,7 @@ def _main(argv: list[str]) -> int:
             "--max-output", ns.max_output, DEFAULT_MAX_OUTPUT, MAX_OUTPUT_RANGE
         ),
         report_path=check_report_path(ns.report) if ns.report is not None else None,
+        resources=parse_resources(ns.cpus, ns.memory),
     )
     if ns.print_argv:
         from verify_pr.sandbox.policy import DEFAULT_PATH

@@ -74,7 +74,7 @@ def _verify_controls(info: dict[str, Any], policy: SandboxPolicy) -> None:
 
 def _run_created(api: DockerApi, policy: SandboxPolicy, container_id: str) -> EngineRun:
     nonce = new_nonce()
-    capture = StreamCapture(head_limit=policy.max_output)
+    capture = StreamCapture(head_limit=policy.max_output, nonce=nonce)
     demux = FrameDemuxer(capture)
     stream = api.attach(container_id)
     sock = stream.raw

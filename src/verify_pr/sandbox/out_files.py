@@ -11,18 +11,22 @@ import secrets
 from pathlib import Path
 
 from verify_pr.models.sandbox import SandboxResult
+from verify_pr.sandbox.spool import ReportSpool
 
 RESULT = "result.json"
 OUTPUT = "output.txt"
 REPORT = "report.txt"
 
 
-def write_atomic(out: Path, name: str, data: bytes) -> None:
+def write_atomic(out: Path, name: str, data: bytes | ReportSpool) -> None:
     tmp = out / f".{name}.{secrets.token_hex(8)}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            if isinstance(data, ReportSpool):
+                data.copy_to(handle)  # streamed: a report can be up to 64 MiB
+            else:
+                handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, out / name)
@@ -35,7 +39,7 @@ def _unlink(out: Path, name: str) -> None:
     (out / name).unlink(missing_ok=True)
 
 
-def write_out(out: Path, result: SandboxResult, output: bytes, report: bytes | None) -> None:
+def write_out(out: Path, result: SandboxResult, output: bytes, report: ReportSpool | None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     _unlink(out, RESULT)
     write_atomic(out, OUTPUT, output)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from verify_pr.models.sandbox import ReportStatus, RunStatus
 from verify_pr.sandbox.engine import WATCHDOG_GRACE_S, EngineRun
+from verify_pr.sandbox.spool import ReportSpool
 from verify_pr.sandbox.trailer import TrailerError, TrailerKind, parse_trailer
 
 _KILLED_BY_TIMEOUT = (124, 137)
@@ -18,7 +19,7 @@ class Outcome:
     detail: str
     output: bytes
     output_truncated: bool
-    report: bytes | None
+    report: ReportSpool | None
     report_status: ReportStatus
 
 
@@ -82,7 +83,7 @@ def _stderr_note(run: EngineRun) -> str:
     return f"; stderr: {text}" if text else ""
 
 
-def _report_status(state: str, report: bytes | None, asked: bool) -> ReportStatus:
+def _report_status(state: str, report: ReportSpool | None, asked: bool) -> ReportStatus:
     if not asked:
         return ReportStatus.NOT_REQUESTED
     try:

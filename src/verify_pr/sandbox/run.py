@@ -12,9 +12,11 @@ from typing import TYPE_CHECKING
 
 from verify_pr.errors import SandboxBlocked
 from verify_pr.sandbox.policy import LABEL_OWNER, LABEL_RUN, SandboxPolicy
+from verify_pr.sandbox.resources import DEFAULT_RESOURCES, Resources
 
 if TYPE_CHECKING:
     from verify_pr.models.sandbox import SandboxResult
+    from verify_pr.sandbox.spool import ReportSpool
 
 # The result models need pydantic, whose import costs more than a short check runs: it is
 # imported on a thread while the container runs (the main thread then waits on sockets).
@@ -39,13 +41,14 @@ class SandboxRequest:
     timeout_s: int
     max_output: int
     report_path: str | None = None
+    resources: Resources = DEFAULT_RESOURCES
 
 
 @dataclass(frozen=True)
 class SandboxRun:
     result: SandboxResult
     output: bytes
-    report: bytes | None
+    report: ReportSpool | None  # on disk: a report can be up to MAX_REPORT_BYTES
 
 
 def make_policy(request: SandboxRequest, path_env: str, run_id: str) -> SandboxPolicy:
@@ -57,6 +60,8 @@ def make_policy(request: SandboxRequest, path_env: str, run_id: str) -> SandboxP
         max_output=request.max_output,
         report_path=request.report_path,
         path_env=path_env,
+        memory=request.resources.memory,
+        nano_cpus=request.resources.nano_cpus,
         name=f"verify-pr-{run_id}",
         labels={LABEL_RUN: run_id, LABEL_OWNER: f"{os.uname().nodename}:{os.getpid()}"},
     )
@@ -78,6 +83,8 @@ def blocked_result(request: SandboxRequest, exc: SandboxBlocked) -> SandboxRun:
         image=request.image,
         timeout_s=request.timeout_s,
         report=report,
+        cpus=request.resources.cpus,
+        memory_bytes=request.resources.memory_bytes,
     )
     return SandboxRun(result, b"", None)
 
@@ -116,6 +123,8 @@ def run_sandbox(request: SandboxRequest) -> SandboxRun:
         image_id=str(image.get("Id", ""))[:80] or None,
         report=outcome.report_status,
         duration_s=round(time.monotonic() - started, 3),
+        cpus=request.resources.cpus,
+        memory_bytes=request.resources.memory_bytes,
     )
     return SandboxRun(result, outcome.output, outcome.report)
 

@@ -1,8 +1,9 @@
-"""Find and check the wrapper's nonce-bearing trailer at the end of stdout.
+"""Find and check the wrapper's nonce-bearing trailer at the end of stdout, as it streams.
 
 The trailer is ``\\nVPR1 <nonce> <KIND> <code> <report-state> <length>\\n`` then the report
-bytes, then ``\\nVPR1 <nonce> END\\n`` as the very last bytes. Only the last header carrying
-this run's nonce counts; anything printed by the check cannot carry the nonce.
+bytes, then ``\\nVPR1 <nonce> END\\n`` as the very last bytes. The check never sees the nonce,
+so the first header carrying it is the wrapper's; from there the scanner counts the report's
+bytes into a spool on disk (never into memory) and expects the end marker, then end of file.
 """
 
 from __future__ import annotations
@@ -10,8 +11,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
-from verify_pr.sandbox.capture import StreamCapture
+from verify_pr.sandbox.spool import ReportSpool
+
+if TYPE_CHECKING:
+    from verify_pr.sandbox.capture import StreamCapture
 
 
 class TrailerKind(StrEnum):
@@ -24,7 +29,7 @@ class Trailer:
     kind: TrailerKind
     code: str
     report_state: str
-    report: bytes | None
+    report: ReportSpool | None
     output_end: int  # absolute stdout offset where the check's own output ends
 
 
@@ -32,36 +37,125 @@ class TrailerError(Exception):
     """No acceptable trailer: never a pass (internal; the engine maps it to ERROR)."""
 
 
-_HEADER_RE = re.compile(rb"(RC|WRAPPER) ([0-9a-z_]{1,16}) ([a-z_]{1,16}) ([0-9]{1,8})\n")
+_HEADER_RE = re.compile(rb"(RC|WRAPPER) ([0-9a-z_]{1,16}) ([a-z_]{1,16}) ([0-9]{1,9})\n")
+_HEADER_MAX = 64  # the longest header line the regex accepts, with room to spare
+
+
+class _State(StrEnum):
+    OUTPUT = "output"
+    REPORT = "report"
+    END = "end"
+    DONE = "done"
+
+
+class TrailerScanner:
+    """Incremental trailer parser: fed every stdout byte once, holds O(header) bytes."""
+
+    def __init__(self, nonce: str, report_cap: int) -> None:
+        self._header_marker = b"\nVPR1 " + nonce.encode() + b" "
+        self._end_marker = b"\nVPR1 " + nonce.encode() + b" END\n"
+        self._report_cap = report_cap
+        self._state = _State.OUTPUT
+        self._window = bytearray()  # OUTPUT: unsearched tail; END: end-marker bytes so far
+        self._window_at = 0  # absolute offset of _window[0] in OUTPUT
+        self._remaining = 0
+        self._header: tuple[str, str, str] | None = None
+        self._output_end = 0
+        self._spool: ReportSpool | None = None
+        self._error: str | None = None
+
+    def feed(self, data: bytes) -> None:
+        rest = memoryview(data)
+        while rest and self._error is None:
+            if self._state is _State.OUTPUT:
+                rest = self._scan_output(rest)
+            elif self._state is _State.REPORT:
+                take = min(self._remaining, len(rest))
+                if self._spool is not None:  # always, for a returned report
+                    self._spool.write(bytes(rest[:take]))
+                self._remaining -= take
+                rest = rest[take:]
+                if not self._remaining:
+                    self._state = _State.END
+            elif self._state is _State.END:
+                rest = self._scan_end(rest)
+            else:
+                self._error = "output continued after the wrapper's final sentinel"
+
+    def _scan_output(self, data: memoryview) -> memoryview:
+        self._window += data
+        start = self._window.find(self._header_marker)
+        if start < 0:
+            keep = len(self._header_marker) - 1
+            drop = max(0, len(self._window) - keep)
+            del self._window[:drop]
+            self._window_at += drop
+            return memoryview(b"")
+        line_at = start + len(self._header_marker)
+        newline = self._window.find(b"\n", line_at, line_at + _HEADER_MAX)
+        if newline < 0:
+            if len(self._window) - line_at >= _HEADER_MAX:
+                self._error = "sentinel header malformed"
+            del self._window[:start]
+            self._window_at += start
+            return memoryview(b"")
+        self._output_end = self._window_at + start
+        match = _HEADER_RE.fullmatch(bytes(self._window[line_at : newline + 1]))
+        rest = memoryview(bytes(self._window[newline + 1 :]))
+        self._window.clear()
+        if match is None:
+            self._error = "sentinel header malformed"
+            return rest
+        kind, code, state, length = (g.decode() for g in match.groups())
+        self._header = (kind, code, state)
+        self._remaining = int(length)
+        if state != "returned" and self._remaining:
+            self._error = "report bytes sent for a report that was not returned"
+        elif self._remaining > self._report_cap:
+            self._error = f"the report's length is over the {self._report_cap}-byte cap"
+        elif state == "returned":
+            self._spool = ReportSpool()
+        self._state = _State.REPORT if self._remaining else _State.END
+        return rest
+
+    def _scan_end(self, data: memoryview) -> memoryview:
+        take = min(len(self._end_marker) - len(self._window), len(data))
+        self._window += data[:take]
+        if not self._end_marker.startswith(self._window):
+            self._error = "report length disagrees with the bytes between the sentinels"
+        elif len(self._window) == len(self._end_marker):
+            self._state = _State.DONE
+        return data[take:]
+
+    def result(self) -> Trailer:
+        """The trailer, once the stream has ended; TrailerError if it is not acceptable."""
+        if self._error is None and self._state is not _State.DONE:
+            self._error = {
+                _State.OUTPUT: "no sentinel with this run's nonce: the wrapper did not finish",
+                _State.REPORT: "report length disagrees with the bytes between the sentinels",
+                _State.END: "report length disagrees with the bytes between the sentinels",
+            }[self._state]
+        if self._error is not None:
+            self.discard()
+            raise TrailerError(self._error)
+        if self._header is None:  # pragma: no cover - DONE is reached only after a header
+            raise TrailerError("sentinel header missing")
+        kind, code, state = self._header
+        return Trailer(
+            kind=TrailerKind(kind),
+            code=code,
+            report_state=state,
+            report=self._spool if state == "returned" else None,
+            output_end=self._output_end,
+        )
+
+    def discard(self) -> None:
+        if self._spool is not None:
+            self._spool.close()
+            self._spool = None
 
 
 def parse_trailer(capture: StreamCapture, nonce: str) -> Trailer:
-    tail = bytes(capture.tail)
-    end_marker = b"\nVPR1 " + nonce.encode() + b" END\n"
-    if not tail.endswith(end_marker):
-        if end_marker in tail:
-            raise TrailerError("output continued after the wrapper's final sentinel")
-        raise TrailerError("no sentinel with this run's nonce: the wrapper did not finish")
-    body_end = len(tail) - len(end_marker)
-    header_marker = b"\nVPR1 " + nonce.encode() + b" "
-    start = tail.rfind(header_marker, 0, body_end + 1)
-    if start < 0:
-        raise TrailerError("sentinel header missing")
-    match = _HEADER_RE.match(tail, start + len(header_marker))
-    if match is None:
-        raise TrailerError("sentinel header malformed")
-    kind, code, state, length = (g.decode() for g in match.groups())
-    report_start = match.end()
-    report_len = int(length)
-    if report_start + report_len != body_end:
-        raise TrailerError("report length disagrees with the bytes between the sentinels")
-    report = tail[report_start:body_end] if state == "returned" else None
-    if state != "returned" and report_len:
-        raise TrailerError("report bytes sent for a report that was not returned")
-    return Trailer(
-        kind=TrailerKind(kind),
-        code=code,
-        report_state=state,
-        report=report,
-        output_end=capture.tail_offset() + start,
-    )
+    if capture.nonce != nonce:
+        raise TrailerError("the capture was made for another run's nonce")
+    return capture.scanner.result()

@@ -13,12 +13,15 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn, assert_never
+from typing import TYPE_CHECKING, NoReturn, assert_never
 
 from verify_pr.errors import InputRefused, SandboxBlocked, VerifyPrError
 from verify_pr.exit_codes import CRASHED, report_crash
 from verify_pr.models.compare import CompareVerdict
 from verify_pr.models.verdict import Verdict, VerdictFile
+
+if TYPE_CHECKING:
+    from verify_pr.sandbox.spool import ReportSpool
 
 EXIT_CODES = {Verdict.PASS: 0, Verdict.FAIL: 1, Verdict.BLOCKED: 3, Verdict.NOT_PROVEN: 4}
 COMPARE_EXIT_CODES = {
@@ -58,6 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--report-format", choices=("junit", "jest-json"))
     run.add_argument("--timeout", default="600", help="seconds, 1..3600")
     run.add_argument("--max-output", default="1048576", help="bytes, 1..1048576")
+    run.add_argument("--cpus", default="1", help="CPUs for the sandbox, 0.25..64")
+    run.add_argument("--memory", default="512m", help="memory for the sandbox, 512m..64g")
     cmp = sub.add_parser(
         "compare", help="run the suite on base and on head and compare", allow_abbrev=False
     )
@@ -99,6 +104,7 @@ def _main(argv: list[str]) -> int:
         parse_number,
     )
     from verify_pr.sandbox.guard import OUT_FILES, check_out, check_repo, check_tree
+    from verify_pr.sandbox.resources import parse_resources
     from verify_pr.verify.suite import plan_custom, plan_detected, run_suite
 
     ns = build_parser().parse_args(argv)
@@ -110,6 +116,7 @@ def _main(argv: list[str]) -> int:
     image = check_image(ns.image)
     timeout_s = parse_number("--timeout", ns.timeout, 600, TIMEOUT_RANGE)
     max_output = parse_number("--max-output", ns.max_output, 1 << 20, MAX_OUTPUT_RANGE)
+    resources = parse_resources(ns.cpus, ns.memory)
     if (ns.command is None) != (ns.report_format is None):
         raise InputRefused("--command and --report-format go together")
     if ns.command is not None and ns.runner != "auto":
@@ -118,7 +125,7 @@ def _main(argv: list[str]) -> int:
     plan = (
         plan_custom(ns.command, ns.report_format) if ns.command else plan_detected(repo, ns.runner)
     )
-    outcome = run_suite(repo, plan, image, timeout_s, max_output)
+    outcome = run_suite(repo, plan, image, timeout_s, max_output, resources)
     write_all(out, outcome.verdict, outcome.run.output, outcome.run.report)
     print(summary(outcome.verdict, out))
     return EXIT_CODES[outcome.verdict.verdict]
@@ -201,7 +208,7 @@ def _compare(ns: argparse.Namespace) -> int:
     return COMPARE_EXIT_CODES[run.result.verdict]
 
 
-def write_all(out: Path, verdict: VerdictFile, output: bytes, report: bytes | None) -> None:
+def write_all(out: Path, verdict: VerdictFile, output: bytes, report: ReportSpool | None) -> None:
     from verify_pr.sandbox.out_files import write_atomic, write_out
 
     (out / VERDICT_FILE).unlink(missing_ok=True)  # never a stale verdict beside new files

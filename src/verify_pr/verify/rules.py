@@ -7,9 +7,11 @@ import re
 from dataclasses import dataclass, field
 from typing import assert_never
 
+from verify_pr.models.limits import MAX_REPORT_BYTES
 from verify_pr.models.report import RedFlag, TestReport, TestStatus, clean_text
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict
+from verify_pr.verify.output_errors import first_error_line, missing_module
 
 _MISSING_TOOL = re.compile(
     rb"(not found|No module named|ModuleNotFoundError|Cannot find module|command not found)"
@@ -70,13 +72,22 @@ def _no_report(
     why = {
         ReportStatus.MISSING: "the runner wrote no report at the random path",
         ReportStatus.NOT_REGULAR: "the report path was not a regular file",
-        ReportStatus.TOO_LARGE: "the report was over 1 MiB",
+        ReportStatus.TOO_LARGE: f"the report was over {MAX_REPORT_BYTES // (1024 * 1024)} MiB",
         ReportStatus.STALE: "a file already stood at the report path before the run",
     }.get(sandbox.report, f"no report came back ({sandbox.report})")
-    extra = []
+    extra = _load_failure(output)
     if sandbox.exit_code in (126, 127) or _MISSING_TOOL.search(output[-65536:]):
         extra.append(DEPENDENCIES_HINT)
     return _not_proven(why, tamper, *extra)
+
+
+def _load_failure(output: bytes) -> list[str]:
+    """Why the suite did not load, from the output: the missing module, else the first error."""
+    module = missing_module(output)
+    if module is not None:
+        return [f"the module {module!r} could not be imported: the image must hold it"]
+    line = first_error_line(output)
+    return [f"the runner's first error: {line}"] if line is not None else []
 
 
 def _from_report(
@@ -95,10 +106,14 @@ def _from_report(
             # lacks. Still failure evidence, but say which it may be.
             line = clean_text(missing.group().decode("utf-8", "replace").strip(), 200)
             reasons += [f"a test file could not be loaded: {line}", DEPENDENCIES_HINT]
+        elif _LOAD_FLAGS & set(report.red_flags) and (first := first_error_line(output)):
+            reasons.append(f"a test file could not be loaded: {first}")
         return Judgement(Verdict.FAIL, reasons + _tamper_reasons(tamper))
     if report.red_flags:
         flags = ", ".join(str(flag) for flag in report.red_flags)
-        extra = [DEPENDENCIES_HINT] if _MISSING_TOOL.search(output[-65536:]) else []
+        extra = _load_failure(output) if _LOAD_FLAGS & set(report.red_flags) else []
+        if _MISSING_TOOL.search(output[-65536:]):
+            extra.append(DEPENDENCIES_HINT)
         return _not_proven(f"the report shows red flags: {flags}", tamper, *extra)
     if executed == 0:
         return _not_proven("no test was executed (zero tests, or all skipped)", tamper)

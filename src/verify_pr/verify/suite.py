@@ -8,10 +8,18 @@ from enum import StrEnum
 from pathlib import Path
 
 from verify_pr.errors import InputRefused, ReportError
-from verify_pr.models.report import TestReport
-from verify_pr.models.verdict import MAX_REASONS, REASON_MAX_CHARS, VerdictFile
+from verify_pr.models.report import TestCase, TestReport, TestStatus
+from verify_pr.models.verdict import (
+    MAX_REASONS,
+    REASON_MAX_CHARS,
+    VERDICT_MAX_TESTCASES,
+    Verdict,
+    VerdictFile,
+)
+from verify_pr.reports._common import ReportSource
+from verify_pr.sandbox.resources import DEFAULT_RESOURCES, Resources
 from verify_pr.sandbox.run import SandboxRequest, SandboxRun, run_sandbox
-from verify_pr.verify.rules import judge
+from verify_pr.verify.rules import Judgement, judge
 
 REPORT_PLACEHOLDER = "{report}"
 
@@ -29,6 +37,7 @@ class SuitePlan:
     command: str
     report_path: str
     parse_name: str  # a runner name, or a CustomFormat value
+    probed: tuple[str, ...] = ()  # the tree's packages the import probe reports on
 
 
 @dataclass(frozen=True)
@@ -50,7 +59,14 @@ def plan_detected(tree: Path, runner_choice: str) -> SuitePlan:
     runner = detect_runner(tree, runner_choice)
     suffix = ".xml" if runner.report_format == "junit" else ".json"
     path = new_report_path(suffix)
-    return SuitePlan(runner.name, runner.command(path), path, runner.name)
+    from verify_pr.runners.pytest import PytestRunner
+
+    # pytest's command depends on the tree (src layout, import probe); the others' do not.
+    if isinstance(runner, PytestRunner):
+        command, probed = runner.command_for(path, tree)
+    else:
+        command, probed = runner.command(path), ()
+    return SuitePlan(runner.name, command, path, runner.name, probed)
 
 
 def plan_custom(command: str, report_format: str) -> SuitePlan:
@@ -64,7 +80,7 @@ def plan_custom(command: str, report_format: str) -> SuitePlan:
     return SuitePlan("custom", command.replace(REPORT_PLACEHOLDER, path), path, fmt.value)
 
 
-def _parse(plan: SuitePlan, data: bytes) -> TestReport:
+def _parse(plan: SuitePlan, data: ReportSource) -> TestReport:
     from verify_pr.reports.jest_json import parse_jest_json
     from verify_pr.reports.junit import parse_junit
     from verify_pr.runners.detect import all_runners
@@ -93,10 +109,41 @@ def _tamper(tree: Path, plan: SuitePlan) -> list[str]:
     return list(dict.fromkeys(signals))
 
 
+def listed_testcases(report: TestReport) -> tuple[TestCase, ...]:
+    """The testcases verdict.json lists: every one up to the cap, else failures and errors
+    first (what a maintainer acts on), then the rest in report order."""
+    cases = report.testcases
+    if len(cases) <= VERDICT_MAX_TESTCASES:
+        return cases
+    bad = (TestStatus.FAILED, TestStatus.ERROR)
+    first = [c for c in cases if c.status in bad]
+    rest = [c for c in cases if c.status not in bad]
+    return tuple((first + rest)[:VERDICT_MAX_TESTCASES])
+
+
+def _check_imports(judgement: Judgement, plan: SuitePlan, output: bytes) -> Judgement:
+    """A verdict on the suite needs the tests to have imported the tree's own packages."""
+    from verify_pr.runners.python_tree import outside_the_tree
+
+    if judgement.verdict not in (Verdict.PASS, Verdict.FAIL) or not plan.probed:
+        return judgement
+    outside = outside_the_tree(output, list(plan.probed))
+    if not outside:
+        return judgement
+    return Judgement(Verdict.NOT_PROVEN, [*outside, *judgement.reasons])
+
+
 def run_suite(
-    tree: Path, plan: SuitePlan, image: str, timeout_s: int, max_output: int
+    tree: Path,
+    plan: SuitePlan,
+    image: str,
+    timeout_s: int,
+    max_output: int,
+    resources: Resources = DEFAULT_RESOURCES,
 ) -> SuiteOutcome:
-    request = SandboxRequest(tree, plan.command, image, timeout_s, max_output, plan.report_path)
+    request = SandboxRequest(
+        tree, plan.command, image, timeout_s, max_output, plan.report_path, resources
+    )
     run = run_sandbox(request)
     report: TestReport | None = None
     report_error: str | None = None
@@ -107,6 +154,7 @@ def run_suite(
             report_error = exc.diagnostics()
     tamper = _tamper(tree, plan)
     judgement = judge(run.result, run.output, report, report_error, tamper)
+    judgement = _check_imports(judgement, plan, run.output)
     reasons = tuple(r[:REASON_MAX_CHARS] for r in judgement.reasons[:MAX_REASONS])
     verdict = VerdictFile(
         verdict=judgement.verdict,
@@ -115,7 +163,7 @@ def run_suite(
         runner_version=report.runner_version if report else None,
         command=plan.command[:4096],
         totals=report.totals if report else None,
-        testcases=report.testcases if report else (),
+        testcases=listed_testcases(report) if report else (),
         sandbox=run.result,
     )
     return SuiteOutcome(verdict, run, report, tuple(tamper))

@@ -15,7 +15,7 @@ from verify_pr.reports.junit import (
     MAX_ATTRIBUTE_CHARS,
     MAX_ATTRIBUTES,
     MAX_DEPTH,
-    MAX_ELEMENTS,
+    MIN_ELEMENTS,
     JunitDialect,
     parse_junit,
 )
@@ -45,11 +45,21 @@ def test_size_cap_edge() -> None:
 
 
 def test_element_cap_edge() -> None:
-    # testsuites + testsuite + N properties elements
-    fill = "<p/>" * (MAX_ELEMENTS - 3)
+    # testsuites + testsuite + N properties elements; a small report gets the floor
+    fill = "<p/>" * (MIN_ELEMENTS - 3)
     parse_junit(doc(OK + fill))
     with pytest.raises(ReportError, match="elements"):
         parse_junit(doc(OK + fill + "<p/>"))
+
+
+def test_element_cap_follows_the_reports_size() -> None:
+    # 120,000 bare elements (4 bytes each) are over size // 8; the same elements with their
+    # padding (8 bytes each) are within it: the cap follows the bytes, not a fixed count.
+    n = 120_000
+    assert n > MIN_ELEMENTS
+    assert parse_junit(doc(OK + "<p/>    " * n)).totals.total == 1
+    with pytest.raises(ReportError, match="elements"):
+        parse_junit(doc(OK + "<p/>" * n))
 
 
 def test_depth_cap_edge() -> None:

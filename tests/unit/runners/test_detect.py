@@ -185,3 +185,34 @@ def test_detection_never_executes_config(tmp_path: Path) -> None:
 )
 def test_test_script_parsing(scripts: dict[str, object], expected: set[str]) -> None:
     assert set(runners_in_test_script({"scripts": scripts})) == expected
+
+
+@pytest.mark.parametrize(
+    ("files", "source"),
+    [
+        ({"test_math.py": "def test_x(): pass\n"}, "test_math.py"),
+        ({"tests/test_a.py": "", "lib.py": ""}, "tests/test_a.py"),
+        ({"test/util_test.py": ""}, "test/util_test.py"),
+    ],
+)
+def test_a_bare_pytest_repo_is_pytest(
+    tmp_path: Path, files: dict[str, str | dict[str, object]], source: str
+) -> None:
+    root = tree(tmp_path, files)
+    assert detect_runner(root).name == "pytest"
+    assert [(d.runner, d.evidence, d.source) for d in detections(root)] == [
+        ("pytest", Evidence.TEST_FILES, source)
+    ]
+
+
+def test_test_files_are_the_weakest_evidence(tmp_path: Path) -> None:
+    # A JS project with a stray test_*.py helper is still the JS runner's.
+    root = tree(tmp_path, {"package.json": pkg(dev=("jest",)), "test_helper.py": ""})
+    assert detect_runner(root).name == "jest"
+
+
+def test_linked_or_misnamed_files_are_not_test_files(tmp_path: Path) -> None:
+    root = tree(tmp_path, {"helpers.py": "", "tests/conf.py": "", "src/test_x.py": ""})
+    (root / "test_link.py").symlink_to(root / "helpers.py")
+    with pytest.raises(ConfigError, match="no test runner"):
+        detect_runner(root)

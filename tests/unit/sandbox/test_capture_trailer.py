@@ -6,7 +6,8 @@ import struct
 
 import pytest
 
-from verify_pr.sandbox.capture import TAIL_KEEP, FrameDemuxer, StreamCapture
+from verify_pr.sandbox.capture import REPORT_MAX_BYTES, FrameDemuxer, StreamCapture
+from verify_pr.sandbox.spool import ReportSpool
 from verify_pr.sandbox.trailer import TrailerError, TrailerKind, parse_trailer
 
 NONCE = "0123456789abcdef0123456789abcdef"
@@ -21,14 +22,23 @@ def trailer(rc: int = 0, state: str = "none", report: bytes = b"", nonce: str = 
     return head + report + f"\nVPR1 {nonce} END\n".encode()
 
 
-def capture_of(stdout: bytes, limit: int = 100) -> StreamCapture:
-    cap = StreamCapture(head_limit=limit)
-    cap.add_stdout(stdout)
+def capture_of(stdout: bytes, limit: int = 100, chunk: int = 0) -> StreamCapture:
+    cap = StreamCapture(head_limit=limit, nonce=NONCE)
+    step = chunk or len(stdout) or 1
+    for i in range(0, len(stdout), step):
+        cap.add_stdout(stdout[i : i + step])
     return cap
 
 
+def spooled(spool: ReportSpool | None) -> bytes | None:
+    if spool is None:
+        return None
+    with spool.open() as reader:
+        return reader.read()
+
+
 def test_demux_splits_streams_across_arbitrary_chunks() -> None:
-    cap = StreamCapture(head_limit=1000)
+    cap = StreamCapture(head_limit=1000, nonce=NONCE)
     demux = FrameDemuxer(cap)
     wire = frame(1, b"hello ") + frame(2, b"oops") + frame(1, b"world")
     for i in range(len(wire)):
@@ -37,16 +47,45 @@ def test_demux_splits_streams_across_arbitrary_chunks() -> None:
     assert bytes(cap.stderr) == b"oops"
 
 
-def test_capture_keeps_head_and_tail_in_bounded_memory() -> None:
-    cap = StreamCapture(head_limit=10)
+def test_capture_keeps_head_and_a_small_window_in_memory() -> None:
+    cap = StreamCapture(head_limit=10, nonce=NONCE)
     block = b"x" * 65536
     for _ in range(100):
         cap.add_stdout(block)
     cap.add_stdout(b"END")
     assert len(cap.head) == 10
-    assert len(cap.tail) <= 2 * TAIL_KEEP
-    assert bytes(cap.tail).endswith(b"END")
+    assert len(cap.scanner._window) < 64  # only what could be the start of a header
     assert cap.total == 100 * 65536 + 3
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 4096])
+def test_trailer_and_report_split_across_any_chunks(chunk: int) -> None:
+    report = b"<r>" + b"z" * 5000 + b"</r>"
+    cap = capture_of(b"out\n" + trailer(0, "returned", report), chunk=chunk)
+    t = parse_trailer(cap, NONCE)
+    assert (spooled(t.report), t.output_end) == (report, 4)
+
+
+def test_report_is_spooled_to_disk_not_kept_in_memory() -> None:
+    report = b"y" * (3 * 1024 * 1024)
+    cap = capture_of(trailer(0, "returned", report), chunk=256 * 1024)
+    t = parse_trailer(cap, NONCE)
+    assert t.report is not None and t.report.size == len(report)
+    assert len(cap.head) <= 100 and len(cap.scanner._window) < 64
+    assert spooled(t.report) == report
+
+
+def test_report_length_over_the_cap_is_refused() -> None:
+    head = f"\nVPR1 {NONCE} RC 0 returned {REPORT_MAX_BYTES + 1}\n".encode()
+    with pytest.raises(TrailerError, match="cap"):
+        parse_trailer(capture_of(head + b"x"), NONCE)
+
+
+def test_wrapper_holds_the_same_report_cap() -> None:
+    from importlib import resources
+
+    text = resources.files("verify_pr.sandbox").joinpath("wrapper.sh").read_text()
+    assert f'[ "$rl" -gt {REPORT_MAX_BYTES} ]' in text
 
 
 def test_trailer_found_and_output_cut_before_it() -> None:
@@ -59,7 +98,7 @@ def test_trailer_found_and_output_cut_before_it() -> None:
 def test_report_returned_exactly() -> None:
     report = b"<xml>\n\x00 binary \xff</xml>"
     t = parse_trailer(capture_of(b"o" + trailer(0, "returned", report)), NONCE)
-    assert t.report == report
+    assert spooled(t.report) == report
 
 
 def test_forged_sentinel_without_nonce_is_output() -> None:
@@ -94,7 +133,7 @@ def test_malformed_header_rejected() -> None:
 
 
 def test_trailer_after_flood_found_in_tail() -> None:
-    cap = StreamCapture(head_limit=10)
+    cap = StreamCapture(head_limit=10, nonce=NONCE)
     for _ in range(50):
         cap.add_stdout(b"y\n" * 50000)
     cap.add_stdout(trailer(0))

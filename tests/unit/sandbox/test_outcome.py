@@ -21,7 +21,7 @@ def run(
     elapsed: float = 1.0,
     stderr: bytes = b"",
 ) -> EngineRun:
-    cap = StreamCapture(head_limit=100)
+    cap = StreamCapture(head_limit=100, nonce=NONCE)
     cap.add_stdout(stdout)
     cap.add_stderr(stderr)
     return EngineRun(cap, NONCE, docker_exit, oom, fired, elapsed)
@@ -91,7 +91,9 @@ def test_truncation_flag_and_cap() -> None:
 
 def test_report_states() -> None:
     o = classify(run(tr("RC", "0", "returned", b"<r/>")), 10, 100, True)
-    assert (o.report, o.report_status) == (b"<r/>", ReportStatus.RETURNED)
+    assert o.report is not None and o.report_status is ReportStatus.RETURNED
+    with o.report.open() as reader:
+        assert reader.read() == b"<r/>"
     o = classify(run(tr("RC", "0", "missing")), 10, 100, True)
     assert (o.report, o.report_status) == (None, ReportStatus.MISSING)
     o = classify(run(b"no trailer"), 10, 100, True)

@@ -117,7 +117,7 @@ def test_only_completed_can_pass(status: RunStatus) -> None:
 NO_REPORT_REASONS = {
     ReportStatus.MISSING: "the runner wrote no report at the random path",
     ReportStatus.NOT_REGULAR: "the report path was not a regular file",
-    ReportStatus.TOO_LARGE: "the report was over 1 MiB",
+    ReportStatus.TOO_LARGE: "the report was over 64 MiB",
     ReportStatus.STALE: "a file already stood at the report path before the run",
     ReportStatus.NOT_REQUESTED: "no report came back (not_requested)",
     ReportStatus.UNKNOWN: "no report came back (unknown)",
@@ -322,3 +322,27 @@ def test_tamper_signals_on_zero_executed() -> None:
 def test_zz_every_verdict_and_run_status_was_walked() -> None:
     assert set(Verdict) == SEEN_VERDICTS
     assert set(RunStatus) == SEEN_RUN_STATUS
+
+
+# --- reasons a maintainer can act on --------------------------------------------------------
+
+
+def test_no_report_names_the_first_error_line() -> None:
+    out = b"ImportError while loading conftest '/work/conftest.py'.\nE   RuntimeError: boom\n"
+    j = run(box(exit_code=4, report=ReportStatus.MISSING), None, output=out)
+    assert j.verdict is Verdict.NOT_PROVEN
+    assert "the runner's first error: RuntimeError: boom" in j.reasons
+
+
+def test_no_report_names_the_missing_module_and_the_image() -> None:
+    out = b"E   ModuleNotFoundError: No module named 'attrs_dep'\n"
+    j = run(box(exit_code=4, report=ReportStatus.MISSING), None, output=out)
+    assert "the module 'attrs_dep' could not be imported: the image must hold it" in j.reasons
+    assert DEPENDENCIES_HINT in j.reasons
+
+
+def test_a_load_error_fail_names_the_first_error_line() -> None:
+    flagged = rep([case("a", TestStatus.ERROR)], [RedFlag.COLLECTION_ERROR])
+    j = run(box(exit_code=2), flagged, output=b"ERROR collecting t.py\nE   SyntaxError: bad\n")
+    assert j.verdict is Verdict.FAIL
+    assert "a test file could not be loaded: SyntaxError: bad" in j.reasons
