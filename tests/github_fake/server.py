@@ -52,9 +52,12 @@ class Recorded:
 
 @dataclass
 class Fault:
+    """A scripted answer; ``raw`` replaces GitHub's error body (for malformed answers)."""
+
     status: int
     headers: dict[str, str] = field(default_factory=dict)
     message: str = "scripted fault"
+    raw: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -176,7 +179,8 @@ class FakeGitHub:
             queue = self._faults.get(found.operation.operation_id, [])
             fault = queue.pop(0) if queue else None
         if fault is not None:
-            return Reply(fault.status, error_body(fault.status, fault.message), fault.headers)
+            body = error_body(fault.status, fault.message) if fault.raw is None else None
+            return Reply(fault.status, body, fault.headers, raw=fault.raw)
         return self._dispatch(found, query, document)
 
     def _check_headers(self, headers: dict[str, str]) -> list[str]:

@@ -188,34 +188,39 @@ class RestHttp:
         )
 
     def _rate_limit_wait(self, response: httpx.Response) -> float | None:
-        """Seconds to wait when GitHub rate-limited the request, else None; always finite."""
+        """Seconds to wait when GitHub rate-limited the request, else None; always finite.
+
+        A header that is not a finite number (``nan``, ``inf``, ``1e999``, garbage) is a
+        malformed answer: refused at once rather than guessed.
+        """
         if response.status_code not in (403, 429):
             return None
         headers = response.headers
-        fallback = self._retry.secondary_rate_limit_wait_s
         retry_after = headers.get("retry-after")
         if retry_after is not None:
-            return max(self._parse_retry_after(retry_after), 0.0)
+            seconds = self._parse_retry_after(retry_after)
+            if seconds is None:
+                raise _unreadable("retry-after", retry_after)
+            return max(seconds, 0.0)
         if headers.get("x-ratelimit-remaining") == "0" and "x-ratelimit-reset" in headers:
             reset = finite_number(headers["x-ratelimit-reset"])
             if reset is None:
-                return fallback
+                raise _unreadable("x-ratelimit-reset", headers["x-ratelimit-reset"])
             return max(reset - self._clock(), 0.0) + 1.0
         if response.status_code == 429:
-            return fallback
+            return self._retry.secondary_rate_limit_wait_s
         return None
 
-    def _parse_retry_after(self, value: str) -> float:
-        """Seconds from a ``retry-after`` (seconds or an HTTP date); unreadable -> the default."""
+    def _parse_retry_after(self, value: str) -> float | None:
+        """Seconds from a ``retry-after`` (seconds or an HTTP date), or None if unreadable."""
         seconds = finite_number(value)
         if seconds is not None:
             return seconds
         try:
-            when = email.utils.parsedate_to_datetime(value).timestamp()
+            left = email.utils.parsedate_to_datetime(value).timestamp() - self._clock()
         except (TypeError, ValueError, OverflowError, OSError):
-            return self._retry.secondary_rate_limit_wait_s
-        left = when - self._clock()
-        return left if math.isfinite(left) else self._retry.secondary_rate_limit_wait_s
+            return None
+        return left if math.isfinite(left) else None
 
     def fetch_capped(self, url: httpx.URL, max_bytes: int) -> bytes:
         attempts = self._retry.max_attempts
@@ -279,6 +284,13 @@ def finite_number(value: str) -> float | None:
     except ValueError:
         return None
     return number if math.isfinite(number) else None
+
+
+def _unreadable(header: str, value: str) -> GitHubApiError:
+    return GitHubApiError(
+        f"rate limited, with an unreadable {header} header {value[:40]!r}",
+        hint="try again after the rate limit resets",
+    )
 
 
 def _error_message(body: bytes) -> str:
