@@ -339,7 +339,7 @@ class FakeGitHub:
         items = []
         for entry in self.pulls:
             number, pull_head, sha, repo_id = entry[:4]
-            base_id = entry[4] if len(entry) > 4 else self.repository_id
+            base_id = entry[4] if len(entry) > 4 and entry[4] is not None else self.repository_id
             item = json.loads(json.dumps(template))
             item["number"] = number
             item["state"] = entry[5] if len(entry) > 5 else "open"
