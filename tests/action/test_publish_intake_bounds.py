@@ -40,6 +40,9 @@ from verify_pr.publish import main as publish_main
 Publish = Callable[..., dict[str, Any]]
 VALID = verdict_file()
 RESULT_JSON = VALID.sandbox.model_dump_json().encode()
+FAILED = TestCase.build(
+    name="test_ok", classname=None, file="test_ok.py", line=3, status=TestStatus.FAILED
+)
 
 
 def _refused(check: dict[str, Any], *why: str) -> None:
@@ -115,8 +118,10 @@ from verify_pr.models.verdict import VerdictFile
 from verify_pr.publish.intake import validate_artifact
 
 unit, total, mode = sys.argv[1].encode(), int(sys.argv[2]), sys.argv[3]
-result = sys.stdin.buffer.read()
+result, _, legit = sys.stdin.buffer.read().partition(b"\\n")
 body = b"".join([b'{"testcases":[', unit * (total // len(unit)), b"1]}"])
+if mode == "legit":
+    body, mode = legit, "intake"
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 if mode == "intake":
     refused = validate_artifact({"result.json": result, "verdict.json": body}, "a" * 40).refused
@@ -133,10 +138,30 @@ RSS_GROWTH_BOUND_MIB = 100
 """Far above what the bounded intake needs (a few MiB), far below a flood's 300+ MiB."""
 
 
-def _peak_growth(unit: str, total: int, mode: str) -> dict[str, Any]:
+def _legit_verdict(size: int) -> bytes:
+    """An honest FAIL verdict.json of about ``size`` bytes (one failing test, the rest pass)."""
+    cases = []
+    while len(cases) * 400 < size:
+        status = TestStatus.FAILED if not cases else TestStatus.PASSED
+        cases.append(
+            TestCase.build(
+                name=f"test_{len(cases)}_" + "x" * 200,
+                classname="tests.test_x",
+                file="tests/test_x.py",
+                line=len(cases) + 1,
+                status=status,
+                message="assert 1 == 2" if status is TestStatus.FAILED else None,
+            )
+        )
+    return verdict_file(Verdict.FAIL, tuple(cases)).model_dump_json().encode()
+
+
+def _peak_growth(unit: str, total: int, mode: str, legit: bytes = b"") -> dict[str, Any]:
     done = subprocess.run(
         [sys.executable, "-I", "-c", _RSS_PROBE, unit, str(total), mode],
-        input=RESULT_JSON,
+        input=verdict_file(Verdict.FAIL, (FAILED,)).sandbox.model_dump_json().encode()
+        + b"\n"
+        + legit,
         capture_output=True,
         check=True,
         timeout=300,
@@ -153,6 +178,13 @@ def test_a_flood_is_refused_in_bounded_memory(unit: str, total: int) -> None:
     measured = _peak_growth(unit, total, "intake")
     assert measured["refused"].startswith("verdict.json does not match its model")
     assert measured["grew_mib"] < RSS_GROWTH_BOUND_MIB, measured
+
+
+def test_the_bound_is_comfortably_above_an_honest_file_of_the_same_size() -> None:
+    legit = _legit_verdict(2**20)
+    measured = _peak_growth("1,", 0, "legit", legit)
+    assert measured["refused"] == "", measured
+    assert measured["grew_mib"] < RSS_GROWTH_BOUND_MIB / 2, measured
 
 
 def test_positive_control_plain_pydantic_blows_the_same_bound() -> None:
@@ -270,10 +302,7 @@ def test_unreadable_tree_posts_the_check_without_annotations(
     publish: Publish, github_fake: FakeGitHub
 ) -> None:
     github_fake.fail_next("git/get-tree", Fault(200, raw=b"{not json"), times=10)
-    failed = TestCase.build(
-        name="test_ok", classname=None, file="test_ok.py", line=3, status=TestStatus.FAILED
-    )
-    failing = verdict_file(Verdict.FAIL, (failed,))
+    failing = verdict_file(Verdict.FAIL, (FAILED,))
     check = publish(artifact(failing))
     assert check["conclusion"] == "failure"
     assert "no annotations" in check["output"]["summary"]
