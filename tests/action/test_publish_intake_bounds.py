@@ -298,6 +298,28 @@ def test_malformed_api_answers_end_in_a_posted_untrusted_check(
     assert why in check["output"]["summary"], check["output"]["summary"]
 
 
+@pytest.mark.parametrize(
+    "fault",
+    [Fault(200, raw=b'{"total_count": 1, "check_runs": [{}]}'), Fault(502)],
+    ids=["malformed", "failing"],
+)
+def test_an_unreadable_check_run_listing_still_posts_a_fresh_check(
+    publish: Publish, github_fake: FakeGitHub, fault: Fault
+) -> None:
+    github_fake.fail_next("checks/list-for-ref", fault, times=10)
+    assert publish(artifact())["conclusion"] == "success"
+    assert len(github_fake.calls("checks/create")) == 1
+
+
+def test_a_storage_url_that_is_not_a_url_is_a_posted_refusal(
+    publish: Publish, github_fake: FakeGitHub
+) -> None:
+    """httpx reads the location itself (a transport error, retried), so it must keep failing."""
+    fault = Fault(302, {"location": "http://[::1"})
+    github_fake.fail_next("actions/download-artifact", fault, times=10)
+    _refused(publish(artifact()), "Invalid URL in location header")
+
+
 def test_unreadable_tree_posts_the_check_without_annotations(
     publish: Publish, github_fake: FakeGitHub
 ) -> None:

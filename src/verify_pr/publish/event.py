@@ -55,7 +55,7 @@ class _WorkflowRun(_Event):
     event: Annotated[str, Field(max_length=64)]
     path: Annotated[str, Field(max_length=1024)] | None = None
     html_url: Annotated[str, Field(pattern=r"^https://", max_length=2048)] | None = None
-    pull_requests: Annotated[list[_EventPull], Field(max_length=100)] = []
+    pull_requests: list[_EventPull] = []
 
 
 class WorkflowRunEvent(_Event):

@@ -298,7 +298,10 @@ class GitHubClient:
         """The artifact's zip, at most ``max_bytes``; the storage URL is fetched without token."""
         path = f"{self._repo}/actions/artifacts/{int(artifact_id)}/zip"
         response = self._http.request("GET", path, expect=(302,))
-        location = httpx.URL(response.headers.get("location", ""))
+        try:
+            location = httpx.URL(response.headers.get("location", ""))
+        except httpx.InvalidURL as exc:
+            raise GitHubApiError(f"artifact {artifact_id}: unreadable storage URL") from exc
         same_origin = (location.scheme, location.host, location.port) == (
             self._http.origin.scheme,
             self._http.origin.host,
