@@ -102,7 +102,6 @@ def test_pr_files_to_check_run(
     github_fake.pull_files[1347] = ["test_ok.py"]
     github_fake.trees[HEAD_SHA] = ["test_ok.py"]
     event = workflow_run_event(webhook_payload("workflow_run", "completed"))
-    github_fake.repository_id = event["repository"]["id"]
     event_path = write_json(tmp_path / "workflow_run.json", event)
     publish_job = Job.create(
         tmp_path / "publish-job",
@@ -218,7 +217,6 @@ def test_compare_pr_to_check_run(
     github_fake.pull_files[1347] = ["calc.py"]
     github_fake.trees[head_sha] = ["calc.py", "test_calc.py"]
     event = workflow_run_event(webhook_payload("workflow_run", "completed"))
-    github_fake.repository_id = event["repository"]["id"]
     event["workflow_run"]["head_sha"] = head_sha
     assert event["workflow_run"]["path"] == WORKFLOW_PATH
     event_path = write_json(tmp_path / "workflow_run.json", event)

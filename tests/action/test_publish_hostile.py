@@ -105,7 +105,6 @@ def publish(
         if not fork:
             head_repo = event["repository"]["id"]
         event["workflow_run"].update(event_changes or {})
-        github_fake.repository_id = event["repository"]["id"]
         github_fake.pulls[:] = (
             [(PR, "octo-org:fix-bug", HEAD_SHA, head_repo)] if pulls is None else pulls
         )

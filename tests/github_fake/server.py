@@ -26,7 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from tests.github_fake.openapi import Json, Match, OpenApi
+from tests.github_fake.openapi import Json, Match, OpenApi, webhook_examples
 
 API_VERSION = "2022-11-28"
 TOKEN = "ghs_fake_token_for_tests"
@@ -92,7 +92,9 @@ class FakeGitHub:
         # PRs: (number, head "owner:branch", head sha, head repository id[, base repository
         # id[, state]]); the base defaults to ``repository_id`` (this repository), state "open".
         self.pulls: list[tuple[Any, ...]] = []
-        self.repository_id: int | None = None
+        # "This repository": by default the one of the workflow_run webhook example, which is
+        # what every test's event is built from; a PR's base is this repository unless given.
+        self.repository_id: int | None = _example_repository_id()
         # git tree blob sizes by path (default ``DEFAULT_BLOB_SIZE``)
         self.blob_sizes: dict[str, int] = {}
         self.comparisons: dict[str, list[str]] = {}
@@ -421,6 +423,11 @@ class FakeGitHub:
         found, _ = self.api.match(method, path)
         assert found is not None
         return found.operation
+
+
+def _example_repository_id() -> int:
+    example = next(e for e in webhook_examples()["workflow_run"] if e.get("action") == "completed")
+    return int(example["repository"]["id"])
 
 
 def _one(query: dict[str, list[str]], name: str, default: str | None = None) -> str | None:
