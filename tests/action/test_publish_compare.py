@@ -32,7 +32,7 @@ from tests.action.test_publish_hostile import (
 )
 from tests.github_fake.server import FakeGitHub
 from verify_pr.models.compare import COMPARE_RESULT_FILE, CompareVerdict
-from verify_pr.models.report import TestStatus
+from verify_pr.models.report import TestStatus, Totals
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.verdict import Verdict
 from verify_pr.publish import main as publish_main
@@ -222,8 +222,8 @@ def test_annotations_for_heads_failing_tests_in_the_head_tree_only(
         Verdict.FAIL,
         (case(TestStatus.PASSED), case(TestStatus.FAILED, "test_b", "gone.py")),
     )
-    head = head.model_copy(update={"testcases": (*head.testcases, case(TestStatus.FAILED, "x"))})
-    head = head.model_copy(update={"totals": None})
+    cases = (*head.testcases, case(TestStatus.FAILED, "x"))
+    head = head.model_copy(update={"testcases": cases, "totals": Totals.count(cases)})
     result = compare_result(base, head, CompareVerdict.NOT_PROVEN, ("a regression",))
     check = publish(compare_artifact(result))
     assert check["conclusion"] == "neutral"

@@ -29,7 +29,7 @@ from tests.action.helpers import (
 )
 from tests.github_fake.server import TOKEN, FakeGitHub
 from verify_pr.models.report import TestCase, TestStatus, Totals
-from verify_pr.models.sandbox import RunStatus, SandboxResult
+from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.publish import main as publish_main
 from verify_pr.publish.checks import Conclusion
@@ -39,6 +39,7 @@ PR = 1347
 
 
 def verdict_file(verdict: Verdict = Verdict.PASS, cases: tuple[TestCase, ...] = ()) -> VerdictFile:
+    """A self-consistent verdict, as `verify-pr run` writes one (the publish side re-derives it)."""
     if not cases:
         cases = (
             TestCase.build(
@@ -49,13 +50,16 @@ def verdict_file(verdict: Verdict = Verdict.PASS, cases: tuple[TestCase, ...] = 
                 status=TestStatus.PASSED,
             ),
         )
+    failing = any(c.status in (TestStatus.FAILED, TestStatus.ERROR) for c in cases)
+    blocked = verdict is Verdict.BLOCKED
     sandbox = SandboxResult(
-        status=RunStatus.COMPLETED,
-        exit_code=0,
+        status=RunStatus.BLOCKED if blocked else RunStatus.COMPLETED,
+        exit_code=None if blocked else int(failing),
         output_truncated=False,
-        detail="",
+        detail="no image" if blocked else "",
         image="verify-pr-python:local",
         timeout_s=60,
+        report=ReportStatus.NOT_REQUESTED if blocked else ReportStatus.RETURNED,
     )
     return VerdictFile(
         verdict=verdict,
@@ -63,8 +67,8 @@ def verdict_file(verdict: Verdict = Verdict.PASS, cases: tuple[TestCase, ...] = 
         runner="pytest",
         runner_version="8",
         command="pytest",
-        totals=Totals.count(cases),
-        testcases=cases,
+        totals=None if blocked else Totals.count(cases),
+        testcases=() if blocked else cases,
         sandbox=sandbox,
     )
 
@@ -92,6 +96,7 @@ def publish(
         fork: bool = True,
         extra_env: dict[str, str] | None = None,
         artifact_head: str = HEAD_SHA,
+        pulls: list[tuple[Any, ...]] | None = None,
     ) -> dict[str, Any]:
         if data is not None:
             github_fake.add_artifact(RUN_ID, NAME, data, head_sha=artifact_head)
@@ -100,7 +105,9 @@ def publish(
         if not fork:
             head_repo = event["repository"]["id"]
         event["workflow_run"].update(event_changes or {})
-        github_fake.pulls[:] = [(PR, "octo-org:fix-bug", HEAD_SHA, head_repo)]
+        github_fake.pulls[:] = (
+            [(PR, "octo-org:fix-bug", HEAD_SHA, head_repo)] if pulls is None else pulls
+        )
         github_fake.pull_files[PR] = list(pr_files)
         github_fake.trees[HEAD_SHA] = ["test_ok.py", "tests/test_x.py"]
         env = {
@@ -167,7 +174,8 @@ def test_same_repo_pr_that_edits_the_workflow_is_not_trusted(
 def test_no_matching_pr_is_not_trusted(
     publish: Callable[..., dict[str, Any]], github_fake: FakeGitHub
 ) -> None:
-    check = publish(artifact(), event_changes={"head_branch": "other-branch"})
+    """The only PR of the head branch has moved on to another commit."""
+    check = publish(artifact(), pulls=[(PR, "octo-org:fix-bug", "1" * 40, FORK_REPO_ID)])
     _untrusted(check)
     assert "no open pull request" in check["output"]["summary"]
 

@@ -26,7 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from tests.github_fake.openapi import Json, Match, OpenApi
+from tests.github_fake.openapi import Json, Match, OpenApi, webhook_examples
 
 API_VERSION = "2022-11-28"
 TOKEN = "ghs_fake_token_for_tests"
@@ -35,6 +35,7 @@ CHECK_TEXT_MAX_BYTES = 65535
 ANNOTATION_TITLE_MAX_CHARS = 255
 ANNOTATION_MESSAGE_MAX_BYTES = 64 * 1024
 BLOB_PREFIX = "/_blob/"
+DEFAULT_BLOB_SIZE = 10_000
 
 
 @dataclass(frozen=True)
@@ -51,9 +52,12 @@ class Recorded:
 
 @dataclass
 class Fault:
+    """A scripted answer; ``raw`` replaces GitHub's error body (for malformed answers)."""
+
     status: int
     headers: dict[str, str] = field(default_factory=dict)
     message: str = "scripted fault"
+    raw: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -85,8 +89,14 @@ class FakeGitHub:
         self.artifacts: dict[int, tuple[int, str, bytes]] = {}
         self.pull_files: dict[int, list[str]] = {}
         self.artifact_heads: dict[int, str] = {}
-        # open PRs: (number, head "owner:branch", head sha, head repository id)
-        self.pulls: list[tuple[int, str, str, int]] = []
+        # PRs: (number, head "owner:branch", head sha, head repository id[, base repository
+        # id[, state]]); the base defaults to ``repository_id`` (this repository), state "open".
+        self.pulls: list[tuple[Any, ...]] = []
+        # "This repository": by default the one of the workflow_run webhook example, which is
+        # what every test's event is built from; a PR's base is this repository unless given.
+        self.repository_id: int | None = _example_repository_id()
+        # git tree blob sizes by path (default ``DEFAULT_BLOB_SIZE``)
+        self.blob_sizes: dict[str, int] = {}
         self.comparisons: dict[str, list[str]] = {}
         self.trees: dict[str, list[str]] = {}
         self._blobs: dict[str, bytes] = {}
@@ -171,7 +181,8 @@ class FakeGitHub:
             queue = self._faults.get(found.operation.operation_id, [])
             fault = queue.pop(0) if queue else None
         if fault is not None:
-            return Reply(fault.status, error_body(fault.status, fault.message), fault.headers)
+            body = error_body(fault.status, fault.message) if fault.raw is None else None
+            return Reply(fault.status, body, fault.headers, raw=fault.raw)
         return self._dispatch(found, query, document)
 
     def _check_headers(self, headers: dict[str, str]) -> list[str]:
@@ -325,19 +336,48 @@ class FakeGitHub:
             return Reply(404, error_body(404, "Not Found"))
         return Reply(200, _page(self._diff_entries(names), query))
 
-    def _op_pulls_list(self, params: dict[str, str], query: Any, _b: Any) -> Reply:
-        template = self.api.example(self._operation("GET", "/repos/o/r/pulls"), 200)[0]
-        head = _one(query, "head")
-        found = []
-        for number, pull_head, sha, repo_id in self.pulls:
-            if head not in (None, pull_head):
-                continue
+    def _pull_items(self, template: Json) -> list[tuple[str, str, Json]]:
+        """Every PR as (head label, head sha, item built on ``template``)."""
+        items = []
+        for entry in self.pulls:
+            number, pull_head, sha, repo_id = entry[:4]
+            base_id = entry[4] if len(entry) > 4 and entry[4] is not None else self.repository_id
             item = json.loads(json.dumps(template))
             item["number"] = number
+            item["state"] = entry[5] if len(entry) > 5 else "open"
             item["requested_teams"] = []  # the spec's own example lacks a required field
             item["head"].update(sha=sha, label=pull_head, ref=pull_head.split(":", 1)[-1])
             item["head"]["repo"]["id"] = repo_id
-            found.append(item)
+            if base_id is not None:
+                item["base"]["repo"]["id"] = base_id
+            items.append((pull_head, sha, item))
+        return items
+
+    def _op_pulls_list(self, params: dict[str, str], query: Any, _b: Any) -> Reply:
+        template = self.api.example(self._operation("GET", "/repos/o/r/pulls"), 200)[0]
+        head = _one(query, "head")
+        state = _one(query, "state", "open")
+        found = [
+            item
+            for label, _sha, item in self._pull_items(template)
+            if head in (None, label) and state in ("all", item["state"])
+        ]
+        return Reply(200, _page(found, query))
+
+    def _op_pulls_get(self, params: dict[str, str], _q: Any, _b: Any) -> Reply:
+        template = self.api.example(self._operation("GET", "/repos/o/r/pulls/1"), 200)
+        for _label, _sha, item in self._pull_items(template):
+            if item["number"] == int(params["pull_number"]):
+                return Reply(200, item)
+        return Reply(404, error_body(404, "Not Found"))
+
+    def _op_repos_list_pull_requests_associated_with_commit(
+        self, params: dict[str, str], query: Any, _b: Any
+    ) -> Reply:
+        template = self.api.example(self._operation("GET", "/repos/o/r/commits/a/pulls"), 200)[0]
+        found = [
+            item for _l, sha, item in self._pull_items(template) if sha == params["commit_sha"]
+        ]
         return Reply(200, _page(found, query))
 
     def _op_repos_compare_commits(self, params: dict[str, str], _q: Any, _b: Any) -> Reply:
@@ -364,7 +404,7 @@ class FakeGitHub:
                 "mode": "100644",
                 "type": "blob",
                 "sha": "0" * 40,
-                "size": 1,
+                "size": self.blob_sizes.get(p, DEFAULT_BLOB_SIZE),
                 "url": f"{self.base_url}/blob",
             }
             for p in shown
@@ -383,6 +423,11 @@ class FakeGitHub:
         found, _ = self.api.match(method, path)
         assert found is not None
         return found.operation
+
+
+def _example_repository_id() -> int:
+    example = next(e for e in webhook_examples()["workflow_run"] if e.get("action") == "completed")
+    return int(example["repository"]["id"])
 
 
 def _one(query: dict[str, list[str]], name: str, default: str | None = None) -> str | None:

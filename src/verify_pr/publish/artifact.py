@@ -15,7 +15,9 @@ from __future__ import annotations
 import io
 import os
 import stat
+import struct
 import zipfile
+import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +27,24 @@ from verify_pr.errors import ReportError
 _CHUNK = 64 * 1024
 _ENCRYPTED_FLAG = 0x1
 _ALLOWED_METHODS = frozenset({zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED})
+# What ``zipfile`` raises on a malformed archive besides BadZipFile: a corrupt deflate stream
+# (zlib.error), unsupported flag bits or features (NotImplementedError), an empty member name
+# (IndexError), a bad header (struct.error, ValueError, KeyError), a truncated file (EOFError),
+# or a bad CRC or password need (BadZipFile, RuntimeError).
+_MALFORMED = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    zlib.error,
+    struct.error,
+    EOFError,
+    ValueError,
+    KeyError,
+    IndexError,
+    NotImplementedError,
+    RuntimeError,
+    OverflowError,
+    OSError,
+)
 
 
 @dataclass(frozen=True)
@@ -66,6 +86,8 @@ def _check_allowed_names(names: Iterable[str]) -> frozenset[str]:
 
 def _check_member(info: zipfile.ZipInfo, allowed: frozenset[str], seen: set[str]) -> None:
     name = info.filename
+    if not name:
+        raise _refuse("a member without a name")
     mode = info.external_attr >> 16
     if info.is_dir() or stat.S_ISDIR(mode):
         raise _refuse(f"directory member {name!r}")
@@ -166,8 +188,8 @@ def read_artifact(
                 _check_member(info, allowed, seen)
             _check_sizes(infos, limits)
             files = {info.filename: _read_member(archive, info, limits) for info in infos}
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError) as exc:
-        raise _refuse(f"not a valid zip archive ({exc})") from exc
+    except _MALFORMED as exc:
+        raise _refuse(f"not a valid zip archive ({type(exc).__name__}: {str(exc)[:200]})") from exc
     missing = sorted(required - files.keys())
     if missing:
         raise _refuse(f"missing {', '.join(missing)}")

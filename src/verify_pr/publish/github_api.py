@@ -1,9 +1,10 @@
 """A small GitHub REST client for the publish job: only the endpoints publishing needs.
 
 Check runs (create, update, find by name for a commit, publish with annotations 50 a
-request), a workflow run's artifacts (list, download one by id), a PR's files and a comparison
-(does a PR change the workflow file?), and a git tree (do annotation paths exist in the
-commit?). Retries, error wrapping and the token-free storage download live in ``http``.
+request), a workflow run's artifacts (list, download one by id), the PRs of a head commit (by
+commit, by number, by head branch), a PR's files and a comparison (does a PR change the
+workflow file?), and a git tree (do annotation paths exist in the commit, and how long are
+they?). Retries, error wrapping and the token-free storage download live in ``http``.
 
 Re-runs: a check run is matched by name **and** ``external_id`` (the verify run it reports
 on). A re-run of the publish job updates that check run and sends only the annotations it does
@@ -18,8 +19,8 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Annotated, Any, TypeVar
 
 import httpx
@@ -27,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from verify_pr.errors import GitHubApiError
 from verify_pr.publish.checks import ANNOTATIONS_PER_REQUEST, Annotation, CheckOutput, Conclusion
-from verify_pr.publish.http import DEFAULT_TIMEOUT, RestHttp, RetryPolicy
+from verify_pr.publish.http import API_DEADLINE_S, DEFAULT_TIMEOUT, RestHttp, RetryPolicy
 
 DEFAULT_BASE_URL = "https://api.github.com"
 PER_PAGE = 100
@@ -104,9 +105,15 @@ class _PullHead(_ApiModel):
     repo: _PullRepo | None
 
 
+class _PullBase(_ApiModel):
+    repo: _PullRepo
+
+
 class _Pull(_ApiModel):
-    number: int
+    number: Annotated[int, Field(ge=1)]
+    state: str
     head: _PullHead
+    base: _PullBase
 
 
 class _Pulls(RootModel[list[_Pull]]):
@@ -115,16 +122,24 @@ class _Pulls(RootModel[list[_Pull]]):
 
 @dataclass(frozen=True)
 class PullRequest:
-    """An open PR as the API lists it: number, head sha and head repository id."""
+    """A PR as the API answers: number, state, head sha and the head and base repository ids."""
 
     number: int
+    state: str
     head_sha: str
     head_repo_id: int | None
+    base_repo_id: int
+
+    @classmethod
+    def _of(cls, pull: _Pull) -> PullRequest:
+        head_repo = pull.head.repo.id if pull.head.repo else None
+        return cls(pull.number, pull.state, pull.head.sha, head_repo, pull.base.repo.id)
 
 
 class TreeEntry(_ApiModel):
     path: str
     type: str
+    size: Annotated[int, Field(ge=0)] | None = None
 
 
 class _Tree(_ApiModel):
@@ -140,6 +155,8 @@ class Tree:
     sha: str
     paths: frozenset[str]
     truncated: bool
+    sizes: Mapping[str, int] = field(default_factory=dict)
+    """Blob sizes in bytes, where GitHub gave them."""
 
 
 def changed_paths(entries: Sequence[DiffEntry]) -> frozenset[str]:
@@ -169,6 +186,7 @@ class GitHubClient:
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
         timeout: httpx.Timeout = DEFAULT_TIMEOUT,
+        deadline_s: float = API_DEADLINE_S,
     ) -> None:
         if not _REPOSITORY.fullmatch(repository):
             raise GitHubApiError(f"not an owner/name repository: {repository[:200]!r}")
@@ -181,6 +199,7 @@ class GitHubClient:
             sleep=sleep,
             clock=clock,
             timeout=timeout,
+            deadline_s=deadline_s,
         )
 
     def __enter__(self) -> GitHubClient:
@@ -227,10 +246,11 @@ class GitHubClient:
         details_url: str | None = None,
     ) -> CheckRun:
         """Create or update the check run; annotations go 50 a request (create, then PATCH)."""
-        existing = next(
-            (r for r in self.find_check_runs(head_sha, name) if r.external_id == external_id),
-            None,
-        )
+        try:
+            listed = self.find_check_runs(head_sha, name)
+        except GitHubApiError:
+            listed = []  # an unreadable listing must not stop the check: post a fresh one
+        existing = next((r for r in listed if r.external_id == external_id), None)
         pending = list(
             annotations[existing.output.annotations_count :] if existing else annotations
         )
@@ -278,7 +298,10 @@ class GitHubClient:
         """The artifact's zip, at most ``max_bytes``; the storage URL is fetched without token."""
         path = f"{self._repo}/actions/artifacts/{int(artifact_id)}/zip"
         response = self._http.request("GET", path, expect=(302,))
-        location = httpx.URL(response.headers.get("location", ""))
+        try:
+            location = httpx.URL(response.headers.get("location", ""))
+        except httpx.InvalidURL as exc:
+            raise GitHubApiError(f"artifact {artifact_id}: unreadable storage URL") from exc
         same_origin = (location.scheme, location.host, location.port) == (
             self._http.origin.scheme,
             self._http.origin.host,
@@ -309,10 +332,21 @@ class GitHubClient:
             return self._http.parse(_Pulls, response).root, None
 
         pulls = self._paginate(path, {"state": "open", "head": f"{owner}:{branch}"}, page)
-        return [
-            PullRequest(p.number, p.head.sha, p.head.repo.id if p.head.repo else None)
-            for p in pulls
-        ]
+        return [PullRequest._of(p) for p in pulls]
+
+    def pulls_for_commit(self, sha: str) -> list[PullRequest]:
+        """PRs of this repository associated with a commit (open ones, for a PR's head)."""
+        path = f"{self._repo}/commits/{_check_sha(sha)}/pulls"
+
+        def page(response: httpx.Response) -> tuple[list[_Pull], None]:
+            return self._http.parse(_Pulls, response).root, None
+
+        return [PullRequest._of(p) for p in self._paginate(path, {}, page)]
+
+    def pull(self, number: int) -> PullRequest:
+        """One PR of this repository, by number."""
+        path = f"{self._repo}/pulls/{int(number)}"
+        return PullRequest._of(self._http.parse(_Pull, self._http.request("GET", path)))
 
     def compare_files(self, base: str, head: str) -> list[DiffEntry]:
         """Files changed between two commits (GitHub lists at most 300)."""
@@ -323,8 +357,10 @@ class GitHubClient:
         """All blob paths of a commit's tree (recursive)."""
         path = f"{self._repo}/git/trees/{_check_sha(sha)}"
         tree = self._http.parse(_Tree, self._http.request("GET", path, params={"recursive": "1"}))
-        paths = frozenset(e.path for e in tree.tree if e.type == "blob")
-        return Tree(sha=tree.sha, paths=paths, truncated=tree.truncated)
+        blobs = [e for e in tree.tree if e.type == "blob"]
+        sizes = {e.path: e.size for e in blobs if e.size is not None}
+        paths = frozenset(e.path for e in blobs)
+        return Tree(sha=tree.sha, paths=paths, truncated=tree.truncated, sizes=sizes)
 
     # -- plumbing ------------------------------------------------------------------------
 

@@ -1,4 +1,5 @@
 import re
+from collections.abc import Callable
 
 import pytest
 
@@ -11,6 +12,7 @@ from verify_pr.publish.render import (
     fit_markdown,
     inline_code,
     table,
+    visible,
 )
 
 
@@ -116,3 +118,37 @@ def test_fit_with_a_budget_below_the_notice() -> None:
     out, cut = fit_markdown("x" * 100, max_bytes=10)
     assert cut
     assert len(out.encode()) <= 10
+
+
+@pytest.mark.parametrize("text", ["GH-123", "gh-7", "see Gh-1.", "(GH-42)"])
+def test_gh_references_are_neutralised_like_hash_references(text: str) -> None:
+    out = escape_inline(text)
+    assert re.search(r"(?i)gh-\d", out) is None
+    assert re.search(f"(?i)gh{ZWJ}-\\d", out)
+
+
+def test_gh_without_a_number_is_left_alone() -> None:
+    assert escape_inline("GH-pages and ghost-1") == "GH-pages and ghost-1"
+
+
+HIDDEN = "a\u202eb\u2066c\x00d\x1be\x7ff\u200bg\ufeffh\u2028i"
+
+
+@pytest.mark.parametrize("render", [escape_inline, inline_code, fenced_block])
+def test_controls_and_bidi_are_made_visible(render: Callable[[str], str]) -> None:
+    out = render(HIDDEN)
+    assert (
+        re.search("[\x00-\x08\x0b-\x1f\x7f\u200b\u202a-\u202e\u2066-\u2069\ufeff\u2028]", out)
+        is None
+    )
+    for shown in ("u202e", "u2066", "x00", "x1b", "x7f", "u200b", "ufeff", "u2028"):
+        assert shown in out, (shown, out)
+
+
+def test_visible_keeps_tabs_newlines_and_emoji_joiners() -> None:
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
+    assert visible(f"a\tb\nc {family} é") == f"a\tb\nc {family} é"
+
+
+def test_terminal_colours_are_dropped_from_output_blocks() -> None:
+    assert fenced_block("\x1b[31mFAILED\x1b[0m x\n") == "```\nFAILED x\n```\n"

@@ -1,0 +1,57 @@
+"""The check run's conclusion: never ``success`` or ``failure`` for a refused or untrusted result.
+
+Trusted results: PASS -> success, FAIL -> failure, NOT_PROVEN -> neutral, BLOCKED ->
+action_required; for a comparison VERIFIED -> success, NOT_PROVEN -> neutral, BLOCKED ->
+action_required. Everything else (refused, untrusted, absent) -> action_required.
+"""
+
+from __future__ import annotations
+
+from typing import assert_never
+
+from verify_pr.models.compare import CompareVerdict
+from verify_pr.models.verdict import Verdict
+from verify_pr.publish.checks import Conclusion
+from verify_pr.publish.intake import Intake
+from verify_pr.publish.trust import Trust
+
+
+def conclude(verdict: Verdict | None, trust: Trust) -> Conclusion:
+    """A run's conclusion: never success or failure for an untrusted or absent result."""
+    if verdict is None or not trust.trusted:
+        return Conclusion.ACTION_REQUIRED
+    match verdict:
+        case Verdict.PASS:
+            return Conclusion.SUCCESS
+        case Verdict.FAIL:
+            return Conclusion.FAILURE
+        case Verdict.NOT_PROVEN:
+            return Conclusion.NEUTRAL
+        case Verdict.BLOCKED:
+            return Conclusion.ACTION_REQUIRED
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+def conclude_compare(verdict: CompareVerdict | None, trust: Trust) -> Conclusion:
+    """A comparison's conclusion: success only for a trusted VERIFIED."""
+    if verdict is None or not trust.trusted:
+        return Conclusion.ACTION_REQUIRED
+    match verdict:
+        case CompareVerdict.VERIFIED:
+            return Conclusion.SUCCESS
+        case CompareVerdict.NOT_PROVEN:
+            return Conclusion.NEUTRAL
+        case CompareVerdict.BLOCKED:
+            return Conclusion.ACTION_REQUIRED
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+def conclusion_for(intake: Intake, trust: Trust) -> Conclusion:
+    """The one place an intake and a trust assessment become a conclusion."""
+    if intake.refused:
+        return Conclusion.ACTION_REQUIRED
+    if intake.compare is not None:
+        return conclude_compare(intake.compare.verdict, trust)
+    return conclude(intake.verdict.verdict if intake.verdict is not None else None, trust)

@@ -1,0 +1,131 @@
+"""Trust is re-derived, not read: what an artifact's own data implies about its verdict.
+
+The artifact's files pass their strict models, but a forged file can be well-formed and still
+lie. So the publish side recomputes what the data implies, as ``verify.rules.judge`` and
+``verify.compare.decide`` would, and lists every disagreement; any one makes the result NOT
+TRUSTED. Only the claims that decide a conclusion are checked both ways; a claim weaker than the
+evidence (NOT PROVEN where the data cannot tell) is left alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from verify_pr.models.compare import CompareResult, CompareVerdict, Transition
+from verify_pr.models.report import TestCase, TestStatus, Totals
+from verify_pr.models.sandbox import ReportStatus, RunStatus
+from verify_pr.models.verdict import Verdict, VerdictFile
+from verify_pr.verify.compare import classify, count
+
+_FAILING = (TestStatus.FAILED, TestStatus.ERROR)
+_RANK = {TestStatus.SKIPPED: 0, TestStatus.PASSED: 1, TestStatus.FAILED: 2, TestStatus.ERROR: 3}
+
+
+def worst_by_id(cases: Iterable[TestCase]) -> dict[str, TestStatus]:
+    """One status per id, the worst kept (as ``TestReport.worst_by_id``)."""
+    worst: dict[str, TestStatus] = {}
+    for case in cases:
+        seen = worst.get(case.id)
+        if seen is None or _RANK[case.status] > _RANK[seen]:
+            worst[case.id] = case.status
+    return worst
+
+
+def run_problems(verdict: VerdictFile, side: str = "the run") -> list[str]:
+    """Where a run's verdict disagrees with its own sandbox result, totals and testcases."""
+    problems: list[str] = []
+    result = verdict.sandbox
+    claimed = verdict.verdict.value
+    if verdict.totals is not None and verdict.totals != Totals.count(verdict.testcases):
+        problems.append(f"{side}'s totals do not match its testcases")
+    if verdict.totals is None and verdict.testcases:
+        problems.append(f"{side} lists testcases but no totals")
+    if (verdict.verdict is Verdict.BLOCKED) != (result.status is RunStatus.BLOCKED):
+        problems.append(f"{side} claims {claimed} but its sandbox status is {result.status.value}")
+    statuses = worst_by_id(verdict.testcases).values()
+    failing = sum(1 for s in statuses if s in _FAILING)
+    executed = sum(1 for s in statuses if s is not TestStatus.SKIPPED)
+    if verdict.verdict in (Verdict.PASS, Verdict.FAIL):
+        if result.status is not RunStatus.COMPLETED:
+            problems.append(f"{side} claims {claimed} but its sandbox status is {result.status}")
+        if result.report is not ReportStatus.RETURNED or verdict.totals is None:
+            problems.append(f"{side} claims {claimed} without a report")
+    if verdict.verdict is Verdict.PASS:
+        if failing:
+            problems.append(f"{side} claims PASS with {failing} failed or errored test(s)")
+        if executed == 0:
+            problems.append(f"{side} claims PASS but executed zero tests")
+        if result.exit_code != 0:
+            problems.append(f"{side} claims PASS but the runner exited {result.exit_code}")
+    elif verdict.verdict is Verdict.FAIL and not failing:
+        problems.append(f"{side} claims FAIL without a failed or errored test")
+    elif (
+        verdict.verdict is Verdict.NOT_PROVEN
+        and failing
+        and result.status is RunStatus.COMPLETED
+        and result.report is ReportStatus.RETURNED
+    ):
+        problems.append(f"{side} claims NOT_PROVEN although its report shows failing tests")
+    return problems
+
+
+def _side_distrust(verdict: VerdictFile, side: str) -> list[str]:
+    """Why a side cannot be evidence for VERIFIED (as ``verify.compare.Side.distrust``)."""
+    result = verdict.sandbox
+    statuses = worst_by_id(verdict.testcases).values()
+    failed = any(s in _FAILING for s in statuses)
+    problems = []
+    if verdict.verdict not in (Verdict.PASS, Verdict.FAIL):
+        problems.append(f"the {side} run was itself {verdict.verdict.value}")
+    if result.status is not RunStatus.COMPLETED:
+        problems.append(f"a run did not complete ({side}: {result.status.value})")
+    if not any(s is not TestStatus.SKIPPED for s in statuses):
+        problems.append(f"the {side} run executed zero tests")
+    if failed == (result.exit_code == 0):
+        problems.append(
+            f"the {side} runner's exit code {result.exit_code} disagrees with its report"
+        )
+    return problems
+
+
+def compare_problems(result: CompareResult, head_sha: str) -> list[str]:
+    """Where a comparison contradicts itself, either of its runs, or the trusted event."""
+    if result.head_sha != head_sha:
+        return ["the comparison's head commit is not the verify run's head commit"]
+    problems: list[str] = []
+    if result.base_sha == result.head_sha:
+        problems.append("the comparison's base and head are the same commit")
+    problems += run_problems(result.base, "the base run")
+    problems += run_problems(result.head, "the head run")
+    expected = classify(worst_by_id(result.base.testcases), worst_by_id(result.head.testcases))
+    if tuple(expected) != result.transitions:
+        problems.append("the transitions do not follow from the embedded base and head runs")
+    elif count(result.transitions) != result.counts:
+        problems.append("the counts do not match the transitions")
+    if result.verdict is CompareVerdict.VERIFIED:
+        problems += [f"the comparison claims VERIFIED although {p}" for p in _verified_gaps(result)]
+    return problems
+
+
+def _verified_gaps(result: CompareResult) -> list[str]:
+    """What is missing for VERIFIED, from the comparison's own data."""
+    c = count(result.transitions)
+    skipped_on_head = [
+        t
+        for t in result.transitions
+        if t.transition is Transition.SKIPPED
+        and t.head is TestStatus.SKIPPED
+        and t.base is not TestStatus.SKIPPED
+    ]
+    gaps = [
+        c.fail_to_pass == 0 and "no test fails on base and passes on head",
+        c.pass_to_fail > 0 and "a test regressed",
+        c.removed > 0 and "a test was removed",
+        bool(skipped_on_head) and f"{len(skipped_on_head)} test(s) of base are skipped on head",
+        bool(result.harness_files_changed)
+        and not result.strict_harness
+        and "harness files changed without strict harness",
+    ]
+    found = [g for g in gaps if g]
+    found += _side_distrust(result.base, "base") + _side_distrust(result.head, "head")
+    return found
