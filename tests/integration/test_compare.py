@@ -249,6 +249,23 @@ def test_full_forgery_from_the_code_is_not_verified(shas: Shas, tmp_path: Path) 
     assert result.verdict != "VERIFIED"
 
 
+def test_own_command_judges_every_run_alike(shas: Shas, tmp_path: Path) -> None:
+    command = "python3 -m pytest -p no:cacheprovider --junitxml={report} -o junit_family=xunit1"
+    args = ["--base", shas.base, "--head", shas.fix, "--flake-runs", "1"]
+    code, result, _ = compare(
+        tmp_path, shas.repo, *args, "--command", command, "--report-format", "junit"
+    )
+    assert (code, result.verdict) == (0, "VERIFIED"), result.reasons
+    assert result.base.runner == result.head.runner == "custom"
+    assert [p.reruns for p in result.proofs] == [1]
+    # the same command on a PR that proves nothing
+    args = ["--base", shas.fix, "--head", shas.noop, "--flake-runs", "1"]
+    code, result, _ = compare(
+        tmp_path / "noop", shas.repo, *args, "--command", command, "--report-format", "junit"
+    )
+    assert (code, result.verdict) == (4, "NOT_PROVEN")
+
+
 def test_refused_inputs_exit_2(shas: Shas, tmp_path: Path) -> None:
     base = ["compare", "--git", str(shas.repo), "--image", IMAGE]
     assert cli.main([*base, "--base", "HEAD", "--head", shas.fix]) == 2
@@ -258,3 +275,10 @@ def test_refused_inputs_exit_2(shas: Shas, tmp_path: Path) -> None:
     (tmp_path / "ev.json").write_text('{"pull_request": {}}')
     assert cli.main([*base, "--event", str(tmp_path / "ev.json")]) == 2
     assert cli.main([*base, "--event", "x", "--base", shas.base, "--head", shas.fix]) == 2
+    pair = ["--base", shas.base, "--head", shas.fix]
+    assert cli.main([*base, *pair, "--command", "pytest"]) == 2  # no --report-format
+    assert cli.main([*base, *pair, "--command", "pytest", "--report-format", "junit"]) == 2
+    own = ["--command", "pytest --junitxml={report}", "--report-format", "junit"]
+    assert cli.main([*base, *pair, *own, "--runner", "pytest"]) == 2
+    assert cli.main([*base, *pair, "--flake-runs", "21"]) == 2
+    assert cli.main([*base, *pair, "--flake-runs", "-1"]) == 2

@@ -517,29 +517,35 @@ def compared_line(result: CompareResult) -> str:
     return f"Compared base {base} ({result.base.verdict}) with {after}{since}{strict}."
 
 
+def proof_lines(result: CompareResult) -> list[str]:
+    """Each FAIL_TO_PASS test: id, file:line, and how it failed on base's code (escaped)."""
+    from verify_pr.publish.render import escape_inline, inline_code
+
+    if not result.proofs:
+        return []
+    lines = [f"**FAIL_TO_PASS** ({len(result.proofs)}): fails on base's code, passes on head"]
+    for proof in result.proofs[:SUMMARY_MAX_ROWS]:
+        where = f"{proof.file}:{proof.line}" if proof.file and proof.line else proof.file
+        message = " ".join((proof.message or "no message").split())
+        if len(message) > SUMMARY_MESSAGE_CHARS:
+            message = message[:SUMMARY_MESSAGE_CHARS] + " …"
+        lines.append(
+            f"- {inline_code(proof.id[:300])}"
+            + (f" at {inline_code(where[:300])}" if where else "")
+            + f": {escape_inline(message)}"
+        )
+    if len(result.proofs) > SUMMARY_MAX_ROWS:
+        lines.append(f"- … and {len(result.proofs) - SUMMARY_MAX_ROWS} more")
+    return [*lines, ""]
+
+
 def summary_markdown(result: CompareResult) -> str:
     """Ten seconds for a maintainer: the proof first (each FAIL_TO_PASS test, where, how it
     failed on base's code), then what stands against it, then counts."""
     from verify_pr.publish.render import escape_inline, inline_code
 
     lines = [f"## verify-pr compare: {_TITLES[result.verdict]}", ""]
-    if result.proofs:
-        lines.append(
-            f"**FAIL_TO_PASS** ({len(result.proofs)}): fails on base's code, passes on head"
-        )
-        for proof in result.proofs[:SUMMARY_MAX_ROWS]:
-            where = f"{proof.file}:{proof.line}" if proof.file and proof.line else proof.file
-            message = " ".join((proof.message or "no message").split())
-            if len(message) > SUMMARY_MESSAGE_CHARS:
-                message = message[:SUMMARY_MESSAGE_CHARS] + " …"
-            lines.append(
-                f"- {inline_code(proof.id[:300])}"
-                + (f" at {inline_code(where[:300])}" if where else "")
-                + f": {escape_inline(message)}"
-            )
-        if len(result.proofs) > SUMMARY_MAX_ROWS:
-            lines.append(f"- … and {len(result.proofs) - SUMMARY_MAX_ROWS} more")
-        lines.append("")
+    lines += proof_lines(result)
     if result.verdict is not CompareVerdict.VERIFIED:
         lines.append("**Why:**")
     lines += [f"- {escape_inline(reason)}" for reason in result.reasons]

@@ -296,10 +296,9 @@ def _confirm(
     flaky, unconfirmed = [], []
     for test_id in f2p[:MAX_RERUN_IDS]:
         case = head_cases[test_id]
-        words = selector(plan.runner, case)
-        if words is None:
-            unconfirmed.append(test_id)
-            continue
+        # an own command (or a name no selector can reach) re-runs whole: flakes still show,
+        # an order-dependent failure may not
+        words = selector(plan.runner, case) or ""
         verdict = _rerun(request, plan, words, case, before_tree, after_tree)
         if verdict == "unconfirmed":
             unconfirmed.append(test_id)
@@ -322,7 +321,7 @@ def _rerun(
         for tree, want_failure in ((before_tree, True), (after_tree, False)):
             suffix = plan.report_path[plan.report_path.rindex(".") :]
             path = new_report_path(suffix)
-            command = plan.command.replace(plan.report_path, path) + " " + words
+            command = plan.command.replace(plan.report_path, path) + (f" {words}" if words else "")
             alone = SuitePlan(plan.runner, command, path, plan.parse_name)
             outcome = _run(request, tree, alone)
             if outcome.report is None or outcome.verdict.sandbox.status is not RunStatus.COMPLETED:
