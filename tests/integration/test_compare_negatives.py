@@ -75,6 +75,13 @@ def py_repo(tmp_path_factory: pytest.TempPathFactory) -> PyRepo:
     variants: dict[str, dict[str, str | bytes | None]] = {
         # the positive control: the code is fixed, the tests are untouched
         "fix": {"calc.py": CALC_FIXED, "render.py": RENDER_FIXED},
+        # a new function and a new test file that cannot even import on base's code
+        "new_code": {
+            "calc.py": CALC_BUGGY + "\n\ndef sub(a, b):\n    return a - b\n",
+            "tests/test_sub.py": "from calc import sub\n\n\n"
+            "def test_sub():\n    assert sub(5, 3) == 2\n\n\n"
+            "def test_sub_zero():\n    assert sub(5, 0) == 5\n",
+        },
         "weakened": {
             "tests/test_calc.py": TEST_CALC.replace("== 5", "is not None"),
         },
@@ -167,6 +174,21 @@ def test_positive_control_real_fix_is_verified_with_the_proof_first(
     lines = summary.splitlines()
     assert lines[2].startswith("**FAIL_TO_PASS** (3)")
     assert "tests/test\\_calc.py:4" in summary or "tests/test_calc.py:4" in summary
+
+
+def test_new_test_file_that_cannot_load_on_base_is_the_proof(
+    py_repo: PyRepo, tmp_path: Path
+) -> None:
+    code, result, summary = compare(
+        tmp_path, py_repo.repo, py_repo.base, py_repo.heads["new_code"], PYTHON_IMAGE
+    )
+    assert (code, result.verdict) == (0, "VERIFIED"), result.reasons
+    assert _tails(p.id for p in result.proofs) == {"test_sub", "test_sub_zero"}
+    assert all("cannot import name 'sub'" in (p.message or "") for p in result.proofs)
+    assert all(p.reruns == 3 for p in result.proofs)  # alone, each side, three times
+    assert result.test_paths == ("tests/test_sub.py",) and result.base_own is None
+    assert result.counts.added == 0 and result.counts.removed == 0
+    assert "cannot import name" in summary
 
 
 @pytest.mark.parametrize(

@@ -167,7 +167,9 @@ def is_load_failure(case: TestCase) -> bool:
     return case.classname is None or case.name in LOAD_ERROR_NAMES or case.name == case.classname
 
 
-def expand_load_failures(before: VerdictFile, head: VerdictFile) -> VerdictFile:
+def expand_load_failures(
+    before: VerdictFile, head: VerdictFile, texts: Mapping[str, str] | None = None
+) -> VerdictFile:
     """A test whose file cannot load on base's code failed there: each head test of such a
     file gets an ``error`` case in the before run, with the load error as its message.
 
@@ -190,7 +192,7 @@ def expand_load_failures(before: VerdictFile, head: VerdictFile) -> VerdictFile:
                 update={
                     "status": TestStatus.ERROR,
                     "message": "the test file could not load on base's code: "
-                    + (stand_in.message or "no message"),
+                    + ((texts or {}).get(case.file or "") or stand_in.message or "no message"),
                     "duration_s": None,
                 }
             )
@@ -448,7 +450,10 @@ def build_result(
 ) -> CompareResult:
     """``base`` is the before run; its load failures are expanded onto head's tests first."""
     ev, ctx = evidence or Evidence(), context or Context()
-    before_file = expand_load_failures(base.verdict, head.verdict)
+    from verify_pr.verify.loaderrors import load_error_texts
+
+    texts = load_error_texts(base.run.report)
+    before_file = expand_load_failures(base.verdict, head.verdict, texts)
     before = SuiteOutcome(before_file, base.run, base.report, base.tamper)
     transitions = classify(statuses(before_file), statuses(head.verdict))
     decision = decide(

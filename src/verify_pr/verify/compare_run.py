@@ -193,7 +193,13 @@ def _plan(request: CompareRequest, base_tree: Path, runner: str | None = None) -
 
     if request.command is not None:
         return plan_custom(request.command, request.report_format or "")
-    return plan_detected(base_tree, runner or request.runner)
+    plan = plan_detected(base_tree, runner or request.runner)
+    if plan.runner == "pytest":
+        # A new test file that cannot import on base's code must not stop the others: the
+        # same flag on every run keeps the runs alike.
+        command = f"{plan.command} --continue-on-collection-errors"
+        return SuitePlan(plan.runner, command, plan.report_path, plan.parse_name)
+    return plan
 
 
 def _own_plan(
