@@ -13,6 +13,7 @@ What is compared (as GitHub tests a PR, ``refs/pull/N/merge``):
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import shutil
@@ -31,6 +32,7 @@ from verify_pr.verify.suite import SuiteOutcome, SuitePlan
 from verify_pr.verify.testpaths import TestPathRule, rule_for, split
 
 MAX_RERUN_IDS = 10
+SANDBOX_MEMORY_BUDGET = 1 << 30  # a sandbox's 512 MiB cap, plus the runner and the page cache
 MAX_FLAKE_RUNS = 20
 # Markers that make a failing test count as a pass (or hide it): pytest xfail, jest
 # test.failing, vitest test.fails, and todo.
@@ -100,14 +102,18 @@ def run_compare(request: CompareRequest) -> CompareRun:
         for tree in {trees.base, trees.after, before_tree}:
             check_tree(tree)
         context = _with_split(trees.context, rule, tests, code)
-        before = _run(request, before_tree, base_plan)
-        head = _run(request, trees.after, _plan(request, trees.base, base_plan.runner))
-        base_own = None
+        jobs = [
+            (before_tree, base_plan),
+            (trees.after, _plan(request, trees.base, base_plan.runner)),
+        ]
         # base's own run shows how the tests stood before the PR touched them: needed when it
         # edits or deletes a test path, or adds a conftest or data file that changes others
         edited = [p for p in tests if _exists(trees.base, p) or not _is_module(rule, p)]
         if edited:
-            base_own = _run(request, trees.base, _own_plan(request, trees.base, rule, edited))
+            jobs.append((trees.base, _own_plan(request, trees.base, rule, edited)))
+        outcomes = _run_all(request, jobs)
+        before, head = outcomes[0], outcomes[1]
+        base_own = outcomes[2] if edited else None
         markers = added_markers(trees.base, trees.after, tests)
         confirm = _confirm(request, base_plan, before_tree, trees.after, before, head)
         evidence = compare.Evidence(
@@ -232,6 +238,36 @@ def _run(request: CompareRequest, tree: Path, plan: SuitePlan) -> SuiteOutcome:
     return run_suite(tree, plan, request.image, request.timeout_s, request.max_output)
 
 
+def parallelism(jobs: int) -> int:
+    """How many sandboxes at once: one per core, each within its own caps (1 CPU, 512 MiB),
+    and only as many as the free memory holds with room to spare."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    return max(1, min(jobs, cores, _available_bytes() // SANDBOX_MEMORY_BUDGET))
+
+
+def _available_bytes() -> int:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _run_all(request: CompareRequest, jobs: list[tuple[Path, SuitePlan]]) -> list[SuiteOutcome]:
+    """Independent runs, in parallel when the machine has room; results in job order."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    workers = parallelism(len(jobs))
+    if workers == 1:
+        return [_run(request, tree, plan) for tree, plan in jobs]
+    with ThreadPoolExecutor(workers, thread_name_prefix="verify-pr-compare") as pool:
+        futures = [pool.submit(_run, request, tree, plan) for tree, plan in jobs]
+        return [future.result() for future in futures]
+
+
 def _exists(tree: Path, path: str) -> bool:
     import os
 
@@ -323,17 +359,18 @@ def _rerun(
 ) -> str:
     from verify_pr.verify.suite import new_report_path
 
+    sides = ((before_tree, True), (after_tree, False))
+    suffix = plan.report_path[plan.report_path.rindex(".") :]
     for _ in range(request.flake_runs):
-        for tree, want_failure in ((before_tree, True), (after_tree, False)):
-            suffix = plan.report_path[plan.report_path.rindex(".") :]
+        jobs = []
+        for tree, _want in sides:
             path = new_report_path(suffix)
             command = plan.command.replace(plan.report_path, path) + (f" {words}" if words else "")
-            alone = SuitePlan(plan.runner, command, path, plan.parse_name)
-            outcome = _run(request, tree, alone)
+            jobs.append((tree, SuitePlan(plan.runner, command, path, plan.parse_name)))
+        for outcome, (_tree, want_failure) in zip(_run_all(request, jobs), sides, strict=True):
             if outcome.report is None or outcome.verdict.sandbox.status is not RunStatus.COMPLETED:
                 return "unconfirmed"
-            seen = outcome.report.worst_by_id()
-            status = seen.get(case.id)
+            status = outcome.report.worst_by_id().get(case.id)
             if status is None and want_failure:
                 # the file could not load on base's code: its stand-in is the failure
                 status = next(

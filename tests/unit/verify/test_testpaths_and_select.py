@@ -94,3 +94,16 @@ def test_selectors_are_one_quoted_word_each() -> None:
     assert selector("custom", js) is None
     assert selector("pytest", _case("t\\x1b", "m", "m.py")) is None  # an escaped name
     assert selector("jest", _case("t", None, "../x.test.js")) is None
+
+
+def test_parallelism_is_bounded_by_jobs_cores_and_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    from verify_pr.verify import compare_run
+
+    monkeypatch.setattr(compare_run, "_available_bytes", lambda: 64 << 30)
+    monkeypatch.setattr(compare_run.os, "sched_getaffinity", lambda _pid: {0, 1})
+    assert compare_run.parallelism(1) == 1
+    assert compare_run.parallelism(3) == 2  # two cores
+    monkeypatch.setattr(compare_run, "_available_bytes", lambda: 1 << 30)
+    assert compare_run.parallelism(3) == 1  # memory for one sandbox only
+    monkeypatch.setattr(compare_run, "_available_bytes", lambda: 0)
+    assert compare_run.parallelism(3) == 1  # unknown memory: one at a time
