@@ -452,3 +452,23 @@ def test_a_test_file_that_cannot_load_on_base_fails_there() -> None:
     from verify_pr.publish.main import _compare_inconsistency
 
     assert _compare_inconsistency(result, HEAD_SHA) is None
+
+
+def test_summary_leads_with_the_proof_capped_and_escaped() -> None:
+    evil = "<img src=x onerror=alert(1)> @maintainer | [x](http://e) " + "y" * 600
+    failing = TestCase.build(
+        name="t_bug", classname="m", file="m.py", line=7, status=F, message=evil
+    )
+    before = _outcome(FIXED_BASE)
+    cases = (failing, *[c for c in before.verdict.testcases if c.name != "t_bug"])
+    verdict = before.verdict.model_copy(update={"testcases": cases})
+    result = _build(SuiteOutcome(verdict, before.run, before.report), _outcome(FIXED_HEAD))
+    assert result.verdict is CompareVerdict.VERIFIED
+    text = cmp.summary_markdown(result)
+    lines = text.splitlines()
+    assert lines[2].startswith("**FAIL_TO_PASS** (1)")
+    proof = lines[3]
+    assert proof.startswith("- `m.py::m::t_bug` at `m.py:1`: ")  # where it is on head
+    assert "<img" not in proof.replace("\\<img", "") and "\\<img" in proof
+    assert "\\[x\\]" in proof and "@maintainer" not in proof
+    assert proof.endswith(" …") and len(proof) < 600
