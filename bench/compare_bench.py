@@ -1,7 +1,7 @@
 """Benchmark 6: ``verify-pr compare`` of a real fix against one bare ``docker run`` of the same
 suite, as a median ratio over alternating pairs in one run.
 
-    python bench/compare_bench.py [--pairs 3]
+    python -m bench.compare_bench [--pairs 3]
 
 The fix is parse 1.20.1 -> 1.20.2 (two real releases made into a two-commit repo, as the
 history corpus does). The compare runs three sandboxes (before, head, base's own, in parallel
