@@ -296,3 +296,40 @@ def test_js_expected_failure_marker_is_not_proven_and_the_fix_is(
     # the marker turned the broken mul() into a pass on head
     assert _tails(p.id for p in result.proofs) >= {"multiplies"}
     assert any("expected-failure markers" in r and "math.test.js" in r for r in result.reasons)
+
+
+def test_jest_snapshot_rewritten_to_the_bug_is_not_proven_and_the_fix_is(
+    tmp_path: Path,
+) -> None:
+    require_docker(NODE_IMAGE)
+    repo = init_repo(tmp_path / "repo")
+    test_text = (
+        "const { add } = require('../math');\n\n"
+        "test('adds', () => { expect(add(2, 3)).toMatchSnapshot(); });\n"
+    )
+    snapshot = "// Jest Snapshot v1, https://goo.gl/fbAQLP\n\nexports[`adds 1`] = `{value}`;\n"
+    base = commit(
+        repo,
+        {
+            "package.json": '{"name":"x","private":true,"scripts":{"test":"jest"}}',
+            "math.js": JS_CODE_BUGGY,
+            "__tests__/math.test.js": test_text,
+            "__tests__/__snapshots__/math.test.js.snap": snapshot.replace("{value}", "5"),
+        },
+    )
+    fix = commit(repo, {"math.js": JS_CODE_FIXED}, "fix")
+    checkout(repo, base)
+    trick = commit(
+        repo,
+        {"__tests__/__snapshots__/math.test.js.snap": snapshot.replace("{value}", "-1")},
+        "update the snapshot",
+    )
+    code, result, _ = compare(tmp_path / "fix", repo, base, fix, NODE_IMAGE, "--flake-runs", "1")
+    assert (code, result.verdict) == (0, "VERIFIED"), result.reasons
+    code, result, _ = compare(
+        tmp_path / "trick", repo, base, trick, NODE_IMAGE, "--flake-runs", "1"
+    )
+    assert (code, result.verdict) == (4, "NOT_PROVEN")
+    assert result.test_paths == ("__tests__/__snapshots__/math.test.js.snap",)
+    hits = [r for r in result.reasons if "changed, not the code" in r]
+    assert hits and "adds" in hits[0], result.reasons
