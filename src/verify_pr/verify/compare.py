@@ -164,7 +164,9 @@ def is_load_failure(case: TestCase) -> bool:
     jest/vitest suite failure): it stands for every test of that file."""
     if case.status not in _FAILING or case.file is None:
         return False
-    return case.classname is None or case.name in LOAD_ERROR_NAMES or case.name == case.classname
+    if case.classname is None:  # pytest: an errored module; a JS top-level test only fails
+        return case.status is TestStatus.ERROR or case.name in LOAD_ERROR_NAMES
+    return case.name == case.classname  # vitest's stand-in for an unloadable file
 
 
 def expand_load_failures(

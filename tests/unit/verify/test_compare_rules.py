@@ -472,3 +472,21 @@ def test_summary_leads_with_the_proof_capped_and_escaped() -> None:
     assert "<img" not in proof.replace("\\<img", "") and "\\<img" in proof
     assert "\\[x\\]" in proof and "@maintainer" not in proof
     assert proof.endswith(" …") and len(proof) < 600
+
+
+@pytest.mark.parametrize(
+    ("name", "classname", "status", "stand_in"),
+    [
+        ("tests.test_new", None, E, True),  # pytest collection error
+        ("(test file failed to run)", None, E, True),  # jest suite that failed to load
+        ("src/a.test.js", "src/a.test.js", F, True),  # vitest's stand-in
+        ("adds", None, F, False),  # a top-level jest test that simply fails
+        ("test_x", "tests.test_x", E, False),  # a pytest fixture error
+        ("tests.test_new", None, P, False),
+    ],
+)
+def test_load_failure_stand_ins(
+    name: str, classname: str | None, status: TestStatus, stand_in: bool
+) -> None:
+    case = TestCase.build(name=name, classname=classname, file="f.py", line=None, status=status)
+    assert cmp.is_load_failure(case) is stand_in
