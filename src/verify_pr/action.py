@@ -194,8 +194,10 @@ def render_summary(verdict: VerdictFile) -> str:
 
 COMPARE_MEANING = {
     CompareVerdict.VERIFIED: (
-        "a test fails on base and passes on head, none regressed, none was removed or skipped, "
-        "and both runs completed with a clean report"
+        "a test fails on base's code with the PR's tests and passes on the PR's code (head "
+        "merged into base), each re-run alone; none regressed, none was removed, skipped or "
+        "marked expected to fail, and every run completed with a clean report. The PR's code "
+        "still ran inside its own test process: a PR that forges its own results is not caught"
     ),
     CompareVerdict.NOT_PROVEN: "base against head does not show that the PR works",
     CompareVerdict.BLOCKED: "a sandbox could not run; this says nothing about the PR",
@@ -204,12 +206,18 @@ SUMMARY_FLIPS = (Transition.FAIL_TO_PASS, Transition.PASS_TO_FAIL, Transition.RE
 
 
 def render_compare_summary(result: CompareResult) -> str:
-    """The job summary of mode compare: verdict, counts, flipped tests; PR strings escaped."""
+    """The job summary of mode compare: verdict, the proof first, what was compared, counts,
+    flipped tests; PR strings escaped."""
+    from verify_pr.verify.compare import compared_line, proof_lines
+
     c = result.counts
     lines = [
         f"## verify-pr compare: {result.verdict.value.replace('_', ' ')}",
         "",
         f"{COMPARE_MEANING[result.verdict]}.",
+        "",
+        *proof_lines(result),
+        compared_line(result),
         "",
         f"Base {inline_code(result.base_sha[:12])} ({result.base.verdict.value}, sandbox "
         f"{result.base.sandbox.status.value}) against head {inline_code(result.head_sha[:12])} "

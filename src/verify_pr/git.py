@@ -70,11 +70,14 @@ GIT_OVERRIDES: tuple[str, ...] = (
     "uploadpack.packObjectsHook=",
     "credential.helper=",
     "tar.umask=0022",
+    "merge.renormalize=false",
+    "merge.conflictStyle=merge",
     "safe.directory=*",
 )
-# Highest-precedence attributes: every path is exported byte for byte, nothing is hidden.
+# Highest-precedence attributes: every path is exported byte for byte, nothing is hidden;
+# ``!merge`` leaves merges to git's built-in text/binary merge (no named driver can apply).
 SHADOW_ATTRIBUTES = (
-    "* -export-subst -export-ignore -filter -ident -text -eol -working-tree-encoding -diff -merge\n"
+    "* -export-subst -export-ignore -filter -ident -text -eol -working-tree-encoding -diff !merge\n"
 )
 
 
@@ -148,6 +151,14 @@ def _objects_dir(source: Path) -> Path:
     return objects
 
 
+@dataclass(frozen=True)
+class MergeOutcome:
+    """The tree git wrote, and the conflicting paths (empty when the merge is clean)."""
+
+    tree: str
+    conflicts: tuple[bytes, ...]
+
+
 @dataclass
 class HardenedGit:
     """A shadow repository borrowing the objects of ``source``; use as a context manager."""
@@ -201,7 +212,12 @@ class HardenedGit:
         return argv + list(args)
 
     def _run_raw(
-        self, args: Sequence[str], *, use_shadow: bool = True, stdout: int | None = None
+        self,
+        args: Sequence[str],
+        *,
+        use_shadow: bool = True,
+        stdout: int | None = None,
+        ok: tuple[int, ...] = (0,),
     ) -> subprocess.CompletedProcess[bytes]:
         try:
             done = subprocess.run(
@@ -216,7 +232,7 @@ class HardenedGit:
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise GitError(f"git {args[0]} could not run: {exc}") from exc
-        if done.returncode != 0:
+        if done.returncode not in ok:
             err = done.stderr[-500:].decode("utf-8", "replace").strip()
             raise GitError(f"git {args[0]} failed ({done.returncode}): {err}")
         return done
@@ -256,9 +272,51 @@ class HardenedGit:
             raise GitError("the list of changed paths is too large")
         return parse_nul_list(done.stdout)
 
+    def merge_bases(self, base: str, head: str) -> list[str]:
+        """Every best common ancestor (none for unrelated histories)."""
+        self.require_commit(base, "base")
+        self.require_commit(head, "head")
+        done = self._run_raw(["merge-base", "--all", base, head], ok=(0, 1))
+        return [check_commit(line, "merge base") for line in done.stdout.decode().split()]
+
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        done = self._run_raw(["merge-base", "--is-ancestor", ancestor, descendant], ok=(0, 1))
+        return done.returncode == 0
+
+    def merge_tree(self, base: str, head: str) -> MergeOutcome:
+        """Head merged into base with ``git merge-tree --write-tree`` (objects only: no
+        checkout, no index, no hooks; attributes and config are the shadow's own)."""
+        self.require_commit(base, "base")
+        self.require_commit(head, "head")
+        done = self._run_raw(
+            ["merge-tree", "--write-tree", "-z", "--name-only", "--no-messages", base, head],
+            ok=(0, 1),
+        )
+        tree, _, rest = done.stdout.partition(b"\0")
+        tree_id = tree.decode("ascii", "replace")
+        if not COMMIT_RE.fullmatch(tree_id):
+            raise GitError("git merge-tree did not print a tree id")
+        conflicts = sorted({p for p in rest.split(b"\0") if p})
+        if done.returncode == 1 and not conflicts:
+            raise GitError("git merge-tree reported a conflict but named no path")
+        return MergeOutcome(tree_id, tuple(conflicts) if done.returncode == 1 else ())
+
     def export(self, sha: str, dest_parent: Path | None = None, what: str = "commit") -> Path:
         """``git archive`` the commit's tree into a fresh folder and return it."""
         self.require_commit(sha, what)
+        return self._export(sha, dest_parent, what)
+
+    def export_tree(
+        self, tree_id: str, dest_parent: Path | None = None, what: str = "tree"
+    ) -> Path:
+        """``git archive`` a tree object (a merge result) into a fresh folder."""
+        check_commit(tree_id, what)
+        kind = self._run_raw(["cat-file", "-t", tree_id]).stdout.strip()
+        if kind != b"tree":
+            raise GitError(f"{what} {tree_id} is not a tree")
+        return self._export(tree_id, dest_parent, what)
+
+    def _export(self, sha: str, dest_parent: Path | None, what: str) -> Path:
         dest = Path(tempfile.mkdtemp(prefix=f"verify-pr-{what}-", dir=dest_parent))
         tar_path = self._tmp / f"{sha}.tar"
         with tar_path.open("wb") as fh:

@@ -85,7 +85,8 @@ def test_compare_artifact_names_follow_the_verifier_and_fit_the_intake() -> None
 
     # the folders verify-pr compare writes hold exactly the files the action flattens
     assert set(SIDE_FILES) == OUT_FILES | {VERDICT_FILE}
-    assert {COMPARE_FILE, COMPARE_SUMMARY, "base", "head"} == COMPARE_OUT
+    # base-own (base's code with base's own tests) stays local: it is embedded in the result
+    assert {COMPARE_FILE, COMPARE_SUMMARY, "base", "head", "base-own"} == COMPARE_OUT
     assert {COMPARE_FILE, COMPARE_SUMMARY} <= COMPARE_ARTIFACT_FILES
     assert side_file("head", "verdict.json") == "head-verdict.json"
     # a run artifact and a compare artifact share no name; every name is flat

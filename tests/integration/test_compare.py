@@ -74,6 +74,7 @@ class Shas:
     breaks_other: str  # add() fixed, mul() broken
     conftest_trick: str  # only a conftest.py forcing every test to pass
     hostile: str  # network, token, forged sentinel and forged report
+    revert: str  # on top of fix: add() broken again
 
 
 @pytest.fixture(scope="module")
@@ -83,6 +84,8 @@ def shas(tmp_path_factory: pytest.TempPathFactory) -> Shas:
     base = commit(repo, {"pytest.ini": "[pytest]\n", "calc.py": BUGGY, "test_calc.py": TESTS})
     fix = commit(repo, {"calc.py": FIXED}, "fix add")
     noop = commit(repo, {"calc.py": FIXED + "\n# tidy\n"}, "tidy")
+    checkout(repo, fix)
+    revert = commit(repo, {"calc.py": BUGGY}, "revert the fix")
     heads = {}
     for name, files in (
         ("deletes_test", {"test_calc.py": ONLY_MUL}),
@@ -92,7 +95,7 @@ def shas(tmp_path_factory: pytest.TempPathFactory) -> Shas:
     ):
         checkout(repo, base)
         heads[name] = commit(repo, files, name)
-    return Shas(repo, base, fix, noop=noop, **heads)
+    return Shas(repo, base, fix, noop=noop, revert=revert, **heads)
 
 
 def compare(tmp_path: Path, repo: Path, *args: str) -> tuple[int, CompareResult, str]:
@@ -140,10 +143,19 @@ def test_real_fix_from_event_file_is_verified(shas: Shas, tmp_path: Path) -> Non
     }
 
 
-def test_mutation_swapping_base_and_head_is_not_verified(shas: Shas, tmp_path: Path) -> None:
-    code, result, _ = compare(tmp_path, shas.repo, "--base", shas.fix, "--head", shas.base)
+def test_mutation_reverting_the_fix_is_not_verified(shas: Shas, tmp_path: Path) -> None:
+    code, result, _ = compare(tmp_path, shas.repo, "--base", shas.fix, "--head", shas.revert)
     assert (code, result.verdict) == (4, "NOT_PROVEN")
     assert _by_id(result)["test_add"] == "PASS_TO_FAIL"
+
+
+def test_swapped_base_and_head_is_already_merged(shas: Shas, tmp_path: Path) -> None:
+    # head (the old base) is an ancestor of base: nothing of the PR's is left to compare
+    code, result, summary = compare(tmp_path, shas.repo, "--base", shas.fix, "--head", shas.base)
+    assert (code, result.verdict) == (4, "NOT_PROVEN")
+    assert result.method == "none" and result.transitions == ()
+    assert any("already part of base" in r for r in result.reasons)
+    assert "already part of base" in summary
 
 
 def test_deleting_the_failing_test_is_not_proven(shas: Shas, tmp_path: Path) -> None:
@@ -151,9 +163,11 @@ def test_deleting_the_failing_test_is_not_proven(shas: Shas, tmp_path: Path) -> 
         tmp_path, shas.repo, "--base", shas.base, "--head", shas.deletes_test
     )
     assert (code, result.verdict) == (4, "NOT_PROVEN")
-    assert _by_id(result) == {"test_add": "REMOVED", "test_mul": "PASS_TO_PASS"}
-    assert any("gone on head" in r for r in result.reasons)
-    assert "REMOVED" in summary
+    # the PR's test file runs on both sides; base's own run shows test_add was there
+    assert _by_id(result) == {"test_mul": "PASS_TO_PASS"}
+    assert result.base_own is not None
+    assert any("gone on head" in r and "test_add" in r for r in result.reasons)
+    assert "REMOVED" in summary and "test_add" in summary
 
 
 def test_check_that_passes_on_base_too_is_not_proven(shas: Shas, tmp_path: Path) -> None:
@@ -182,9 +196,11 @@ def test_conftest_trick_is_not_verified(shas: Shas, tmp_path: Path, strict: bool
         # head ran with base's harness: the conftest was removed and the test still fails
         assert _by_id(result)["test_add"] == "FAIL_TO_FAIL"
     else:
-        # the trick worked inside the run, and the comparison still refuses it
-        assert _by_id(result)["test_add"] == "FAIL_TO_PASS"
+        # conftest.py is a test path: the trick runs over base's code too, so it shows up as
+        # a test change that made a failing test pass, and the harness change is named
+        assert _by_id(result)["test_add"] == "PASS_TO_PASS"
         assert any("judge it" in r for r in result.reasons)
+        assert any("changed, not the code" in r and "test_add" in r for r in result.reasons)
 
 
 def test_hostile_pr_is_not_verified(
@@ -202,12 +218,9 @@ def test_hostile_pr_is_not_verified(
     assert any("exit code and report disagree" in r for r in result.reasons)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap: code under test that forges the report AND the exit code (atexit + "
-    "os._exit(0)) makes head look green; the sandbox cannot tell it from a real pass",
-)
-def test_full_forgery_is_not_verified(shas: Shas, tmp_path: Path) -> None:
+def test_forgery_in_the_tests_is_not_verified(shas: Shas, tmp_path: Path) -> None:
+    # The forger (report and exit code) lives in the PR's test file, so it also runs over
+    # base's code: both sides look green and nothing fails on base.
     repo = shas.repo
     checkout(repo, shas.hostile)
     forger = commit(
@@ -216,7 +229,41 @@ def test_full_forgery_is_not_verified(shas: Shas, tmp_path: Path) -> None:
         "forge exit code too",
     )
     _code, result, _ = compare(tmp_path, repo, "--base", shas.base, "--head", forger)
+    assert result.verdict == "NOT_PROVEN"
+    assert result.counts.fail_to_pass == 0
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known gap: the PR's code that forges the report AND the exit code (atexit + "
+    "os._exit(0)) makes head look green; the sandbox cannot tell it from a real pass",
+)
+def test_full_forgery_from_the_code_is_not_verified(shas: Shas, tmp_path: Path) -> None:
+    repo = shas.repo
+    checkout(repo, shas.base)
+    forge = HOSTILE_TESTS[HOSTILE_TESTS.index("import atexit") :].replace(
+        "flush=True)\n", "flush=True)\n    os._exit(0)\n"
+    )
+    forger = commit(repo, {"calc.py": BUGGY + "\n\n" + forge}, "forge from the code")
+    _code, result, _ = compare(tmp_path, repo, "--base", shas.base, "--head", forger)
     assert result.verdict != "VERIFIED"
+
+
+def test_own_command_judges_every_run_alike(shas: Shas, tmp_path: Path) -> None:
+    command = "python3 -m pytest -p no:cacheprovider --junitxml={report} -o junit_family=xunit1"
+    args = ["--base", shas.base, "--head", shas.fix, "--flake-runs", "1"]
+    code, result, _ = compare(
+        tmp_path, shas.repo, *args, "--command", command, "--report-format", "junit"
+    )
+    assert (code, result.verdict) == (0, "VERIFIED"), result.reasons
+    assert result.base.runner == result.head.runner == "custom"
+    assert [p.reruns for p in result.proofs] == [1]
+    # the same command on a PR that proves nothing
+    args = ["--base", shas.fix, "--head", shas.noop, "--flake-runs", "1"]
+    code, result, _ = compare(
+        tmp_path / "noop", shas.repo, *args, "--command", command, "--report-format", "junit"
+    )
+    assert (code, result.verdict) == (4, "NOT_PROVEN")
 
 
 def test_refused_inputs_exit_2(shas: Shas, tmp_path: Path) -> None:
@@ -228,3 +275,10 @@ def test_refused_inputs_exit_2(shas: Shas, tmp_path: Path) -> None:
     (tmp_path / "ev.json").write_text('{"pull_request": {}}')
     assert cli.main([*base, "--event", str(tmp_path / "ev.json")]) == 2
     assert cli.main([*base, "--event", "x", "--base", shas.base, "--head", shas.fix]) == 2
+    pair = ["--base", shas.base, "--head", shas.fix]
+    assert cli.main([*base, *pair, "--command", "pytest"]) == 2  # no --report-format
+    assert cli.main([*base, *pair, "--command", "pytest", "--report-format", "junit"]) == 2
+    own = ["--command", "pytest --junitxml={report}", "--report-format", "junit"]
+    assert cli.main([*base, *pair, *own, "--runner", "pytest"]) == 2
+    assert cli.main([*base, *pair, "--flake-runs", "21"]) == 2
+    assert cli.main([*base, *pair, "--flake-runs", "-1"]) == 2

@@ -8,12 +8,15 @@ from typing import Annotated
 from pydantic import Field
 
 from verify_pr.models.base import BoundaryModel
-from verify_pr.models.report import IdText, PathText, TestStatus
+from verify_pr.models.report import IdText, MessageText, PathText, TestStatus
 from verify_pr.models.verdict import REASON_MAX_CHARS, VerdictFile
 
 MAX_TRANSITIONS = 20_000
 MAX_HARNESS_FILES = 1_000
 MAX_COMPARE_REASONS = 30
+MAX_LISTED_PATHS = 1_000
+MAX_PROOFS = 100
+RULE_MAX_CHARS = 1_000
 
 
 class Transition(StrEnum):
@@ -34,6 +37,24 @@ class CompareVerdict(StrEnum):
     VERIFIED = "VERIFIED"
     NOT_PROVEN = "NOT_PROVEN"
     BLOCKED = "BLOCKED"
+
+
+class CompareMethod(StrEnum):
+    """How the code after the PR was computed (what GitHub tests as refs/pull/N/merge)."""
+
+    MERGE = "merge-tree"  # head merged into the base tip with git merge-tree --write-tree
+    HEAD = "head"  # the base tip is an ancestor of head: head's tree is the merge
+    NONE = "none"  # nothing to merge: conflicts, already merged, or unrelated histories
+
+
+class Proof(BoundaryModel):
+    """One FAIL_TO_PASS test and how it failed on base's code (the PR's text: shown escaped)."""
+
+    id: IdText
+    file: PathText | None
+    line: Annotated[int, Field(ge=1)] | None
+    message: MessageText | None
+    reruns: Annotated[int, Field(ge=0)] = 0  # times it was re-run alone on each side
 
 
 class TestTransition(BoundaryModel):
@@ -57,6 +78,8 @@ class TransitionCounts(BoundaryModel):
 
 CompareReason = Annotated[str, Field(max_length=REASON_MAX_CHARS)]
 CommitId = Annotated[str, Field(pattern=r"^([0-9a-f]{40}|[0-9a-f]{64})$")]
+ListedPaths = Annotated[tuple[PathText, ...], Field(max_length=MAX_LISTED_PATHS)]
+ListedIds = Annotated[tuple[IdText, ...], Field(max_length=MAX_PROOFS)]
 
 
 class CompareResult(BoundaryModel):
@@ -70,8 +93,21 @@ class CompareResult(BoundaryModel):
     harness_files_changed: Annotated[tuple[PathText, ...], Field(max_length=MAX_HARNESS_FILES)]
     counts: TransitionCounts
     transitions: Annotated[tuple[TestTransition, ...], Field(max_length=MAX_TRANSITIONS)]
-    base: VerdictFile
-    head: VerdictFile
+    base: VerdictFile  # base's code running the PR's tests ("tests over base")
+    head: VerdictFile  # the PR's code: head merged into base
+    # Added with the three-run comparison; defaults keep older files readable.
+    method: CompareMethod | None = None
+    merge_base: CommitId | None = None
+    merge_tree: CommitId | None = None  # the tree that ran as head
+    conflicts: ListedPaths = ()
+    test_rule: Annotated[str, Field(max_length=RULE_MAX_CHARS)] | None = None
+    test_paths: ListedPaths = ()  # the PR's changed paths that are tests (base's rule)
+    code_paths: ListedPaths = ()  # the PR's other changed paths
+    base_own: VerdictFile | None = None  # base's code with base's own tests, when needed
+    proofs: Annotated[tuple[Proof, ...], Field(max_length=MAX_PROOFS)] = ()
+    test_changed: ListedIds = ()  # failed on base, pass on base's code with the PR's test
+    flaky: ListedIds = ()
+    expected_failure_markers: ListedPaths = ()  # test files where the PR adds xfail/failing
 
 
 # The compare artifact: one flat folder the action uploads and the publish job validates

@@ -34,7 +34,9 @@ EXIT_CRASHED = CRASHED
 VERDICT_FILE = "verdict.json"
 COMPARE_FILE = "verify-pr-result.json"
 COMPARE_SUMMARY = "compare_summary.md"
-COMPARE_OUT = frozenset({COMPARE_FILE, COMPARE_SUMMARY, "base", "head"})
+COMPARE_OUT = frozenset({COMPARE_FILE, COMPARE_SUMMARY, "base", "head", "base-own"})
+COMPARE_SIDE_DIRS = ("base", "head", "base-own")
+FLAKE_RUNS_RANGE = (0, 20)
 MAX_EVENT_BYTES = 25 << 20
 RUNNERS = ("auto", "pytest", "jest", "vitest", "bun")
 
@@ -77,6 +79,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--strict-harness",
         action="store_true",
         help="run head's tests with base's versions of the harness files the PR changes",
+    )
+    cmp.add_argument("--command", help="own command for every run; {report} is the report path")
+    cmp.add_argument("--report-format", choices=("junit", "jest-json"))
+    cmp.add_argument(
+        "--flake-runs",
+        default="3",
+        help="re-run each FAIL_TO_PASS test alone this many times per side, 0..20 (default 3)",
     )
     cmp.add_argument("--timeout", default="600", help="seconds per run, 1..3600")
     cmp.add_argument("--max-output", default="1048576", help="bytes, 1..1048576")
@@ -164,7 +173,8 @@ def _compare(ns: argparse.Namespace) -> int:
         parse_number,
     )
     from verify_pr.sandbox.guard import check_out
-    from verify_pr.verify.compare import CompareRequest, run_compare, summary_markdown
+    from verify_pr.verify.compare import summary_markdown
+    from verify_pr.verify.compare_run import CompareRequest, run_compare
 
     if ns.event is not None and (ns.base is not None or ns.head is not None):
         raise InputRefused("--event excludes --base and --head")
@@ -179,7 +189,15 @@ def _compare(ns: argparse.Namespace) -> int:
         raise InputRefused(f"--git {ns.git!r} is not a directory")
     out_arg = ns.out or tempfile.mkdtemp(prefix="verify-pr-compare-")
     out = check_out(out_arg, git_dir.resolve(), COMPARE_OUT)
-    for side in ("base", "head"):
+    if (ns.command is None) != (ns.report_format is None):
+        raise InputRefused("--command and --report-format go together")
+    if ns.command is not None and ns.runner != "auto":
+        raise InputRefused("--runner and --command exclude each other")
+    if ns.command is not None:
+        from verify_pr.verify.suite import plan_custom
+
+        plan_custom(ns.command, ns.report_format)  # refuse a bad command before any run
+    for side in COMPARE_SIDE_DIRS:
         if (out / side).is_symlink() or ((out / side).exists() and not (out / side).is_dir()):
             raise InputRefused(f"--out {side} is not a plain directory")
     request = CompareRequest(
@@ -191,14 +209,25 @@ def _compare(ns: argparse.Namespace) -> int:
         timeout_s=parse_number("--timeout", ns.timeout, 600, TIMEOUT_RANGE),
         max_output=parse_number("--max-output", ns.max_output, 1 << 20, MAX_OUTPUT_RANGE),
         strict_harness=ns.strict_harness,
+        command=ns.command,
+        report_format=ns.report_format,
+        flake_runs=parse_number("--flake-runs", ns.flake_runs, 3, FLAKE_RUNS_RANGE),
     )
     from verify_pr.sandbox.out_files import write_atomic
 
     (out / COMPARE_FILE).unlink(missing_ok=True)
     (out / COMPARE_SUMMARY).unlink(missing_ok=True)
     run = run_compare(request)
-    for side, outcome in (("base", run.base), ("head", run.head)):
-        write_all(out / side, outcome.verdict, outcome.run.output, outcome.run.report)
+    import shutil
+
+    if (out / "base-own").is_dir() and not (out / "base-own").is_symlink():
+        shutil.rmtree(out / "base-own")  # never a stale run beside new files
+    # base/verdict.json is the before run as compared (load failures expanded onto tests)
+    sides = [("base", run.base, run.result.base), ("head", run.head, run.result.head)]
+    if run.base_own is not None:
+        sides.append(("base-own", run.base_own, run.base_own.verdict))
+    for side, outcome, verdict in sides:
+        write_all(out / side, verdict, outcome.run.output, outcome.run.report)
     body = run.result.model_dump_json(indent=2).encode() + b"\n"
     write_atomic(out, COMPARE_FILE, body)
     markdown = summary_markdown(run.result)

@@ -1,35 +1,43 @@
-"""Base against head: which tests the PR turns green, and whether that proves anything.
+"""Before against after: which tests the PR turns green, and whether that proves anything.
 
-Pure parts (classify, harness_files, decide) take data and return data; ``run_compare`` is
-the only part that exports trees and launches sandboxes.
+The three runs (see ``compare_run``): *base_own* is base's code with base's tests; *before*
+("tests over base") is base's code with the PR's version of every test path it changes;
+*head* is the PR's code (head merged into base). Transitions pair before with head, so a
+change to a test never counts as a change in the code's behaviour; base_own shows how the
+tests the PR edits stood before it. Pure parts here take data and return data.
 """
 
 from __future__ import annotations
 
 import fnmatch
-import os
-import shutil
-import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
-from verify_pr.errors import InputRefused
 from verify_pr.models.compare import (
     MAX_COMPARE_REASONS,
     MAX_HARNESS_FILES,
+    MAX_LISTED_PATHS,
+    MAX_PROOFS,
+    RULE_MAX_CHARS,
+    CompareMethod,
     CompareResult,
     CompareVerdict,
+    Proof,
     TestTransition,
     Transition,
     TransitionCounts,
 )
-from verify_pr.models.report import RedFlag, TestReport, TestStatus
+from verify_pr.models.report import RedFlag, TestCase, TestReport, TestStatus, Totals
 from verify_pr.models.sandbox import RunStatus
-from verify_pr.models.verdict import REASON_MAX_CHARS, Verdict
+from verify_pr.models.verdict import REASON_MAX_CHARS, Verdict, VerdictFile
 from verify_pr.verify.suite import SuiteOutcome
+from verify_pr.verify.trees import overlay_harness, overlay_paths
 
-_FAILING = (TestStatus.FAILED, TestStatus.ERROR)
+__all__ = ["overlay_harness", "overlay_paths"]
+
+FAILING = (TestStatus.FAILED, TestStatus.ERROR)
+_FAILING = FAILING
 
 # Files that decide how the tests run or how their results are reported (matched on the
 # file name at any depth, or on the first path component for module shadows).
@@ -132,12 +140,78 @@ def worst(report: TestReport | None) -> dict[str, TestStatus]:
     return report.worst_by_id() if report is not None else {}
 
 
+def worst_cases(verdict: VerdictFile) -> dict[str, TestCase]:
+    """One case per id, the worst status kept (as the publish job recomputes it)."""
+    found: dict[str, TestCase] = {}
+    for case in verdict.testcases:
+        seen = found.get(case.id)
+        if seen is None or _RANK[case.status] > _RANK[seen.status]:
+            found[case.id] = case
+    return found
+
+
+def statuses(verdict: VerdictFile | None) -> dict[str, TestStatus]:
+    if verdict is None:
+        return {}
+    return {i: c.status for i, c in worst_cases(verdict).items()}
+
+
+LOAD_ERROR_NAMES = ("(test file failed to run)",)
+
+
+def is_load_failure(case: TestCase) -> bool:
+    """A runner's stand-in for a test file that could not load (pytest collection error,
+    jest/vitest suite failure): it stands for every test of that file."""
+    if case.status not in _FAILING or case.file is None:
+        return False
+    if case.classname is None:  # pytest: an errored module; a JS top-level test only fails
+        return case.status is TestStatus.ERROR or case.name in LOAD_ERROR_NAMES
+    return case.name == case.classname  # vitest's stand-in for an unloadable file
+
+
+def expand_load_failures(
+    before: VerdictFile, head: VerdictFile, texts: Mapping[str, str] | None = None
+) -> VerdictFile:
+    """A test whose file cannot load on base's code failed there: each head test of such a
+    file gets an ``error`` case in the before run, with the load error as its message.
+
+    The stand-in is dropped once its file's tests stand in for it; a file with no test on
+    head keeps it. The result is what the comparison embeds as its before run.
+    """
+    stand_ins = {c.file: c for c in before.testcases if is_load_failure(c)}
+    if not stand_ins:
+        return before
+    known = {c.id for c in before.testcases}
+    added: list[TestCase] = []
+    covered: set[str] = set()
+    for case in worst_cases(head).values():
+        stand_in = stand_ins.get(case.file)
+        if stand_in is None or case.id in known or is_load_failure(case):
+            continue
+        covered.add(stand_in.id)
+        added.append(
+            case.model_copy(
+                update={
+                    "status": TestStatus.ERROR,
+                    "message": "the test file could not load on base's code: "
+                    + ((texts or {}).get(case.file or "") or stand_in.message or "no message"),
+                    "duration_s": None,
+                }
+            )
+        )
+    cases = [c for c in before.testcases if c.id not in covered] + added
+    if not added or len(cases) > 10_000:
+        return before
+    return before.model_copy(update={"testcases": tuple(cases), "totals": Totals.count(cases)})
+
+
 @dataclass(frozen=True)
 class Side:
     """What the verdict needs from one run."""
 
-    name: str  # "base" or "head"
+    name: str  # "base", "head" or "base's own"
     outcome: SuiteOutcome
+    load_errors_expected: bool = False  # before: a new test file may not load on old code
 
     def blocked(self) -> str | None:
         result = self.outcome.verdict.sandbox
@@ -157,7 +231,10 @@ class Side:
             why = "; ".join(self.outcome.verdict.reasons[:1]) or "no report"
             return [f"the {self.name} run has no usable report: {why}"]
         reasons = []
-        flags = [f for f in report.red_flags if f is not RedFlag.NO_TESTCASES]
+        allowed = {RedFlag.NO_TESTCASES}
+        if self.load_errors_expected:
+            allowed |= {RedFlag.COLLECTION_ERROR, RedFlag.LOAD_ERROR}
+        flags = [f for f in report.red_flags if f not in allowed]
         if flags:
             shown = ", ".join(str(f) for f in flags)
             reasons.append(f"the {self.name} report shows red flags: {shown}")
@@ -182,18 +259,89 @@ class Decision:
     reasons: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Evidence:
+    """What the runs showed beyond the before/head pairing."""
+
+    base_own: SuiteOutcome | None = None  # base's code with base's own tests
+    markers: tuple[str, ...] = ()  # test files where the PR adds expected-failure markers
+    flaky: tuple[str, ...] = ()  # FAIL_TO_PASS ids that did not repeat alone
+    unconfirmed: tuple[str, ...] = ()  # FAIL_TO_PASS ids that could not be re-run alone
+    reruns: int = 0
+    refusal: str | None = None  # nothing ran: conflicts, already merged...
+
+
+@dataclass(frozen=True)
+class Findings:
+    """Every list a reason or the summary names."""
+
+    by_kind: dict[Transition, list[str]]
+    regressed: list[str]
+    gone: list[str]
+    newly_skipped: list[str]
+    test_changed: list[str]
+    added_failing: list[str]
+
+
+def findings(
+    transitions: Sequence[TestTransition],
+    before: Mapping[str, TestStatus],
+    head: Mapping[str, TestStatus],
+    base_own: Mapping[str, TestStatus],
+) -> Findings:
+    by_kind: dict[Transition, list[str]] = {kind: [] for kind in Transition}
+    for item in transitions:
+        by_kind[item.transition].append(item.id)
+    regressed = list(by_kind[Transition.PASS_TO_FAIL])
+    regressed += sorted(
+        i
+        for i, s in base_own.items()
+        if s is TestStatus.PASSED and head.get(i) in _FAILING and i not in regressed
+    )
+    gone = list(by_kind[Transition.REMOVED])
+    gone += sorted(i for i in base_own if i not in before and i not in head and i not in gone)
+    ran = (TestStatus.PASSED, *_FAILING)
+    newly_skipped = sorted(
+        i
+        for i, s in head.items()
+        if s is TestStatus.SKIPPED and (before.get(i) in ran or base_own.get(i) in ran)
+    )
+    newly_skipped += sorted(
+        i
+        for i, s in before.items()
+        if s is TestStatus.SKIPPED and base_own.get(i) in ran and i not in newly_skipped
+    )
+    test_changed = sorted(
+        i for i, s in base_own.items() if s in _FAILING and before.get(i) is TestStatus.PASSED
+    )
+    added_failing = [i for i in by_kind[Transition.ADDED] if head.get(i) in _FAILING]
+    return Findings(by_kind, regressed, gone, newly_skipped, test_changed, added_failing)
+
+
+def _ids(ids: Sequence[str]) -> str:
+    shown = ", ".join(i[:150] for i in ids[:3])
+    return shown + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+
+
 def decide(
     base: Side,
     head: Side,
     transitions: Sequence[TestTransition],
     harness_changed: Sequence[str],
     strict_harness: bool,
+    evidence: Evidence | None = None,
 ) -> Decision:
-    """Every rule is checked and every failing rule gives a reason."""
-    blocked = [why for why in (base.blocked(), head.blocked()) if why]
+    """Every rule is checked and every failing rule gives a reason. ``base`` is the before
+    run (base's code, the PR's tests)."""
+    ev = evidence or Evidence()
+    if ev.refusal is not None:
+        return Decision(CompareVerdict.NOT_PROVEN, [ev.refusal])
+    own = Side("base's own", ev.base_own, load_errors_expected=True) if ev.base_own else None
+    sides = [side for side in (base, head, own) if side is not None]
+    blocked = [why for side in sides if (why := side.blocked())]
     if blocked:
         return Decision(CompareVerdict.BLOCKED, blocked)
-    reasons = base.distrust() + head.distrust()
+    reasons = [why for side in sides for why in side.distrust()]
     if harness_changed and not strict_harness:
         shown = ", ".join(harness_changed[:5]) + (" ..." if len(harness_changed) > 5 else "")
         reasons.append(
@@ -203,43 +351,92 @@ def decide(
     new_tamper = [s for s in head.outcome.tamper if s not in base.outcome.tamper]
     if new_tamper:
         reasons.append(f"head adds harness tamper signals: {'; '.join(new_tamper)[:300]}")
-    by_kind: dict[Transition, list[str]] = {kind: [] for kind in Transition}
-    for item in transitions:
-        by_kind[item.transition].append(item.id)
+    found = findings(
+        transitions,
+        statuses(base.outcome.verdict),
+        statuses(head.outcome.verdict),
+        statuses(ev.base_own.verdict) if ev.base_own else {},
+    )
+    f2p = found.by_kind[Transition.FAIL_TO_PASS]
     if not transitions:
         reasons.append("zero tests on both sides: nothing to compare")
-    elif not by_kind[Transition.FAIL_TO_PASS]:
+    elif not f2p:
         reasons.append(
-            "no test fails on base and passes on head: the suite does not show what the PR fixes"
+            "no test fails on base's code and passes on head: "
+            "the suite does not show what the PR fixes"
         )
-    if by_kind[Transition.PASS_TO_FAIL]:
-        ids = by_kind[Transition.PASS_TO_FAIL]
-        reasons.append(f"{len(ids)} test(s) pass on base and fail on head, e.g. {ids[0][:200]}")
-    if by_kind[Transition.REMOVED]:
-        ids = by_kind[Transition.REMOVED]
-        reasons.append(f"{len(ids)} test(s) of base are gone on head, e.g. {ids[0][:200]}")
-    skipped_on_head = [
-        t.id
-        for t in transitions
-        if t.transition is Transition.SKIPPED
-        and t.head is TestStatus.SKIPPED
-        and t.base is not TestStatus.SKIPPED
-    ]
-    if skipped_on_head:
+    rules = (
+        (
+            found.test_changed,
+            "test(s) changed, not the code: failed on base, pass on base's "
+            "code with the PR's version of the test",
+        ),
+        (found.regressed, "test(s) pass on base and fail on head"),
+        (found.gone, "test(s) of base are gone on head"),
+        (found.newly_skipped, "test(s) of base are newly skipped or expected to fail"),
+        (found.added_failing, "test(s) new on head fail there"),
+        (
+            list(ev.flaky),
+            "FAIL_TO_PASS test(s) are flaky (re-run alone, they did not fail "
+            "every time on base's code and pass every time on head)",
+        ),
+        (list(ev.unconfirmed), "FAIL_TO_PASS test(s) could not be re-run alone by id"),
+    )
+    for ids, text in rules:
+        if ids:
+            reasons.append(f"{len(ids)} {text}: {_ids(ids)}")
+    if ev.markers:
         reasons.append(
-            f"{len(skipped_on_head)} test(s) of base are skipped on head, "
-            f"e.g. {skipped_on_head[0][:200]}"
+            "the PR adds expected-failure markers (pytest xfail, jest test.failing, vitest "
+            f"test.fails, todo), which turn a failure into a pass, in: {_ids(ev.markers)}"
         )
     if reasons:
         return Decision(CompareVerdict.NOT_PROVEN, reasons)
-    n = len(by_kind[Transition.FAIL_TO_PASS])
+    rerun = f", each confirmed alone {ev.reruns} time(s) per side" if ev.reruns else ""
     return Decision(
         CompareVerdict.VERIFIED,
         [
-            f"{n} test(s) fail on base and pass on head, none regressed, none removed or "
-            "skipped; both runs completed with a clean report"
+            f"{len(f2p)} test(s) fail on base's code with the PR's tests and pass on the PR's "
+            f"code{rerun}; none regressed, none removed, skipped or expected to fail; every "
+            "run completed with a clean report"
         ],
     )
+
+
+@dataclass(frozen=True)
+class Context:
+    """What was compared, for the result file."""
+
+    method: CompareMethod | None = None
+    merge_base: str | None = None
+    merge_tree: str | None = None
+    conflicts: tuple[str, ...] = ()
+    test_rule: str | None = None
+    test_paths: tuple[str, ...] = ()
+    code_paths: tuple[str, ...] = ()
+
+
+def proofs(
+    transitions: Sequence[TestTransition], before: VerdictFile, head: VerdictFile, reruns: int
+) -> tuple[Proof, ...]:
+    """Each FAIL_TO_PASS test with where it is and how it failed on base's code."""
+    before_cases, head_cases = worst_cases(before), worst_cases(head)
+    found = []
+    for item in transitions:
+        if item.transition is not Transition.FAIL_TO_PASS:
+            continue
+        was, now = before_cases.get(item.id), head_cases.get(item.id)
+        where = now or was
+        found.append(
+            Proof(
+                id=item.id,
+                file=where.file if where else None,
+                line=where.line if where else None,
+                message=was.message if was else None,
+                reruns=reruns,
+            )
+        )
+    return tuple(found[:MAX_PROOFS])
 
 
 def build_result(
@@ -249,12 +446,29 @@ def build_result(
     head: SuiteOutcome,
     harness_changed: Sequence[str],
     strict_harness: bool,
+    *,
+    evidence: Evidence | None = None,
+    context: Context | None = None,
 ) -> CompareResult:
-    transitions = classify(worst(base.report), worst(head.report))
+    """``base`` is the before run; its load failures are expanded onto head's tests first."""
+    ev, ctx = evidence or Evidence(), context or Context()
+    from verify_pr.verify.loaderrors import load_error_texts
+
+    texts = load_error_texts(base.run.report)
+    before_file = expand_load_failures(base.verdict, head.verdict, texts)
+    before = SuiteOutcome(before_file, base.run, base.report, base.tamper)
+    transitions = classify(statuses(before_file), statuses(head.verdict))
     decision = decide(
-        Side("base", base), Side("head", head), transitions, harness_changed, strict_harness
+        Side("base", before, load_errors_expected=True),
+        Side("head", head),
+        transitions,
+        harness_changed,
+        strict_harness,
+        ev,
     )
     reasons = tuple(r[:REASON_MAX_CHARS] for r in decision.reasons[:MAX_COMPARE_REASONS])
+    own = statuses(ev.base_own.verdict) if ev.base_own else {}
+    found = findings(transitions, statuses(before_file), statuses(head.verdict), own)
     return CompareResult(
         verdict=decision.verdict,
         reasons=reasons,
@@ -264,140 +478,104 @@ def build_result(
         harness_files_changed=tuple(harness_changed[:MAX_HARNESS_FILES]),
         counts=count(transitions),
         transitions=tuple(transitions),
-        base=base.verdict,
+        base=before_file,
         head=head.verdict,
+        method=ctx.method,
+        merge_base=ctx.merge_base,
+        merge_tree=ctx.merge_tree,
+        conflicts=ctx.conflicts[:MAX_LISTED_PATHS],
+        test_rule=ctx.test_rule[:RULE_MAX_CHARS] if ctx.test_rule else None,
+        test_paths=ctx.test_paths[:MAX_LISTED_PATHS],
+        code_paths=ctx.code_paths[:MAX_LISTED_PATHS],
+        base_own=ev.base_own.verdict if ev.base_own else None,
+        proofs=proofs(transitions, before_file, head.verdict, ev.reruns),
+        test_changed=tuple(found.test_changed[:MAX_PROOFS]),
+        flaky=tuple(ev.flaky[:MAX_PROOFS]),
+        expected_failure_markers=ev.markers[:MAX_LISTED_PATHS],
     )
 
 
-def overlay_harness(base_tree: Path, head_tree: Path, paths: Iterable[str]) -> None:
-    """Strict mode: base's version of every harness file in head's tree; head-only ones go.
-
-    Both trees are our own fresh exports; no path is followed through a link (lstat only,
-    and every parent of a target must be a real directory inside the tree).
-    """
-    for path in paths:
-        rel = PurePosixPath(path)
-        if rel.is_absolute() or ".." in rel.parts or not rel.parts:
-            continue
-        src, dst = base_tree.joinpath(*rel.parts), head_tree.joinpath(*rel.parts)
-        if not _parents_are_dirs(head_tree, rel):
-            continue  # a file or link stands where a parent should: the path cannot exist
-        _remove(dst)
-        if not _parents_are_dirs(base_tree, rel):
-            continue
-        try:
-            st = os.lstat(src)
-        except FileNotFoundError:
-            continue
-        if stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode):
-            _make_parents(head_tree, rel)
-            shutil.copy2(src, dst, follow_symlinks=False)
+SUMMARY_MAX_ROWS = 10
+SUMMARY_MESSAGE_CHARS = 300
+_TITLES = {
+    CompareVerdict.VERIFIED: "VERIFIED: the PR's code turns failing tests green, and breaks none",
+    CompareVerdict.NOT_PROVEN: "NOT PROVEN: the runs do not show that the PR works",
+    CompareVerdict.BLOCKED: "BLOCKED: a sandbox could not run (this says nothing about the PR)",
+}
 
 
-def _parents_are_dirs(root: Path, rel: PurePosixPath) -> bool:
-    current = root
-    for part in rel.parts[:-1]:
-        current = current / part
-        try:
-            mode = os.lstat(current).st_mode
-        except FileNotFoundError:
-            return True  # created on demand
-        if not stat.S_ISDIR(mode):
-            return False
-    return True
+def compared_line(result: CompareResult) -> str:
+    """What ran as before and after, in one line."""
+    from verify_pr.publish.render import inline_code
 
-
-def _make_parents(root: Path, rel: PurePosixPath) -> None:
-    current = root
-    for part in rel.parts[:-1]:
-        current = current / part
-        if not os.path.lexists(current):
-            current.mkdir(mode=0o755)
-            os.chmod(current, 0o755)  # noqa: S103 (uid 65534 must read the tree)
-
-
-def _remove(path: Path) -> None:
-    try:
-        mode = os.lstat(path).st_mode
-    except FileNotFoundError:
-        return
-    if stat.S_ISDIR(mode):
-        shutil.rmtree(path)
+    base, head = inline_code(result.base_sha[:12]), inline_code(result.head_sha[:12])
+    if result.method is CompareMethod.MERGE and result.merge_tree:
+        after = f"head {head} merged into base {base} (tree {inline_code(result.merge_tree[:12])})"
+    elif result.method is CompareMethod.HEAD:
+        after = f"head {head} (base {base} is its ancestor)"
     else:
-        path.unlink()
+        after = f"head {head}"
+    since = (
+        f", PR's change from merge base {inline_code(result.merge_base[:12])}"
+        if (result.merge_base)
+        else ""
+    )
+    strict = "; head ran with base's harness files (strict)" if result.strict_harness else ""
+    return f"Compared base {base} ({result.base.verdict}) with {after}{since}{strict}."
 
 
-@dataclass(frozen=True)
-class CompareRequest:
-    git_dir: Path
-    base_sha: str
-    head_sha: str
-    image: str
-    runner: str = "auto"
-    timeout_s: int = 600
-    max_output: int = 1 << 20
-    strict_harness: bool = False
+def proof_lines(result: CompareResult) -> list[str]:
+    """Each FAIL_TO_PASS test: id, file:line, and how it failed on base's code (escaped)."""
+    from verify_pr.publish.render import escape_inline, inline_code
 
-
-@dataclass(frozen=True)
-class CompareRun:
-    result: CompareResult
-    base: SuiteOutcome
-    head: SuiteOutcome
-
-
-def run_compare(request: CompareRequest) -> CompareRun:
-    """Export both trees with hardened git, run each in its own sandbox, compare."""
-    import tempfile
-
-    from verify_pr.git import HardenedGit, check_commit, decode_path
-    from verify_pr.sandbox.guard import check_tree
-    from verify_pr.verify.suite import plan_detected, run_suite
-
-    base_sha = check_commit(request.base_sha, "--base")
-    head_sha = check_commit(request.head_sha, "--head")
-    if len(base_sha) != len(head_sha):
-        raise InputRefused("--base and --head use different hash lengths")
-    work = Path(tempfile.mkdtemp(prefix="verify-pr-compare-"))
-    try:
-        fmt = "sha256" if len(base_sha) == 64 else "sha1"
-        with HardenedGit(request.git_dir, object_format=fmt) as git:
-            changed = [decode_path(p) for p in git.changed_paths(base_sha, head_sha)]
-            base_tree = git.export(base_sha, work, "base")
-            head_tree = git.export(head_sha, work, "head")
-        harness = harness_files(changed)
-        if request.strict_harness:
-            overlay_harness(base_tree, head_tree, harness)
-        check_tree(base_tree)
-        check_tree(head_tree)
-        # The runner is detected on base: the PR cannot choose what judges it.
-        base_plan = plan_detected(base_tree, request.runner)
-        head_plan = plan_detected(base_tree, base_plan.runner)
-        base = run_suite(base_tree, base_plan, request.image, request.timeout_s, request.max_output)
-        head = run_suite(head_tree, head_plan, request.image, request.timeout_s, request.max_output)
-        result = build_result(base_sha, head_sha, base, head, harness, request.strict_harness)
-        return CompareRun(result, base, head)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    if not result.proofs:
+        return []
+    lines = [f"**FAIL_TO_PASS** ({len(result.proofs)}): fails on base's code, passes on head"]
+    for proof in result.proofs[:SUMMARY_MAX_ROWS]:
+        where = f"{proof.file}:{proof.line}" if proof.file and proof.line else proof.file
+        message = " ".join((proof.message or "no message").split())
+        if len(message) > SUMMARY_MESSAGE_CHARS:
+            message = message[:SUMMARY_MESSAGE_CHARS] + " …"
+        lines.append(
+            f"- {inline_code(proof.id[:300])}"
+            + (f" at {inline_code(where[:300])}" if where else "")
+            + f": {escape_inline(message)}"
+        )
+    if len(result.proofs) > SUMMARY_MAX_ROWS:
+        lines.append(f"- … and {len(result.proofs) - SUMMARY_MAX_ROWS} more")
+    return [*lines, ""]
 
 
 def summary_markdown(result: CompareResult) -> str:
-    """Ten seconds for a maintainer: verdict, counts, what flipped, why not verified."""
+    """Ten seconds for a maintainer: the proof first (each FAIL_TO_PASS test, where, how it
+    failed on base's code), then what stands against it, then counts."""
     from verify_pr.publish.render import escape_inline, inline_code
 
-    title = {
-        CompareVerdict.VERIFIED: "VERIFIED: the PR turns failing tests green, and breaks none",
-        CompareVerdict.NOT_PROVEN: "NOT PROVEN: base against head does not show the PR works",
-        CompareVerdict.BLOCKED: "BLOCKED: a sandbox could not run (this says nothing about the PR)",
-    }[result.verdict]
+    lines = [f"## verify-pr compare: {_TITLES[result.verdict]}", ""]
+    lines += proof_lines(result)
+    if result.verdict is not CompareVerdict.VERIFIED:
+        lines.append("**Why:**")
+    lines += [f"- {escape_inline(reason)}" for reason in result.reasons]
+    lines.append("")
+    own = statuses(result.base_own)
+    found = findings(result.transitions, statuses(result.base), statuses(result.head), own)
+    listed = (
+        ("PASS_TO_FAIL (regressions)", found.regressed),
+        ("Test changed, not the code", list(result.test_changed)),
+        ("Newly skipped or expected to fail", found.newly_skipped),
+        ("Flaky", list(result.flaky)),
+        ("REMOVED", found.gone),
+    )
+    for title, ids in listed:
+        if ids:
+            lines.append(f"**{title}** ({len(ids)}):")
+            lines += [f"- {inline_code(i[:300])}" for i in ids[:SUMMARY_MAX_ROWS]]
+            if len(ids) > SUMMARY_MAX_ROWS:
+                lines.append(f"- … and {len(ids) - SUMMARY_MAX_ROWS} more")
+            lines.append("")
     c = result.counts
-    strict = ", strict harness (head ran with base's harness files)"
-    lines = [
-        f"## verify-pr compare: {title}",
-        "",
-        f"base {inline_code(result.base_sha[:12])} ({result.base.verdict}) against head "
-        f"{inline_code(result.head_sha[:12])} ({result.head.verdict})"
-        + (strict if result.strict_harness else ""),
+    lines += [
+        compared_line(result),
         "",
         "| FAIL→PASS | PASS→FAIL | PASS→PASS | FAIL→FAIL | added | removed | skipped |",
         "|---|---|---|---|---|---|---|",
@@ -405,22 +583,20 @@ def summary_markdown(result: CompareResult) -> str:
         f"| {c.added} | {c.removed} | {c.skipped} |",
         "",
     ]
-    if result.verdict is not CompareVerdict.VERIFIED:
-        lines.append("**Why:**")
-    lines += [f"- {escape_inline(reason)}" for reason in result.reasons]
-    lines.append("")
-    shown = (Transition.FAIL_TO_PASS, Transition.PASS_TO_FAIL, Transition.REMOVED)
-    for kind in shown:
-        ids = [t.id for t in result.transitions if t.transition is kind]
-        if ids:
-            lines.append(f"**{kind.value}** ({len(ids)}):")
-            lines += [f"- {inline_code(i[:300])}" for i in ids[:10]]
-            if len(ids) > 10:
-                lines.append(f"- … and {len(ids) - 10} more")
-            lines.append("")
-    if result.harness_files_changed:
-        files = result.harness_files_changed
-        lines.append(f"**Harness files changed by the PR** ({len(files)}):")
-        lines += [f"- {inline_code(f[:300])}" for f in files[:10]]
+    if result.test_paths or result.code_paths:
+        lines.append(
+            f"The PR changes {len(result.test_paths)} test path(s) and "
+            f"{len(result.code_paths)} code path(s)"
+            + (f" ({escape_inline(result.test_rule)})" if result.test_rule else "")
+            + "."
+        )
         lines.append("")
+    for title, paths in (
+        ("Harness files changed by the PR", result.harness_files_changed),
+        ("Conflicting paths", result.conflicts),
+    ):
+        if paths:
+            lines.append(f"**{title}** ({len(paths)}):")
+            lines += [f"- {inline_code(p[:300])}" for p in paths[:SUMMARY_MAX_ROWS]]
+            lines.append("")
     return "\n".join(lines)

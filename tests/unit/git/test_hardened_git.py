@@ -273,3 +273,56 @@ def test_setuid_and_world_write_bits_are_dropped(tmp_path: Path) -> None:
     dest.mkdir()
     hgit.extract_tar(_tar(tmp_path, member), dest)
     assert stat.S_IMODE(os.stat(dest / "tool").st_mode) == 0o755
+
+
+def _forked(tmp_path: Path, attrs: str = "") -> tuple[Path, str, str, str]:
+    """A fork point, a PR commit and a base tip that moved on; all changes touch b.txt."""
+    repo = init_repo(tmp_path / "src")
+    fork = commit(repo, {".gitattributes": attrs, "a.py": "1\n2\n3\n", "b.txt": "x\ny\nz\n"})
+    pr = commit(repo, {"a.py": "1\nPR\n3\n", "b.txt": "PR\ny\nz\n"})
+    git(repo, "checkout", "--quiet", fork)
+    tip = commit(repo, {"c.py": "new\n", "b.txt": "x\ny\nBASE\n"})
+    return repo, fork, pr, tip
+
+
+def test_merge_tree_merges_head_into_base_without_running_anything(tmp_path: Path) -> None:
+    marker = tmp_path / "MARKER"
+    repo, fork, pr, tip = _forked(tmp_path, "* merge=evil filter=evil\n")
+    _arm(repo, marker)
+    git(repo, "config", "merge.evil.driver", f"sh -c 'echo ran >> {marker}; exit 1'")
+    # armed: plain git in the source runs the merge driver
+    with contextlib.suppress(subprocess.CalledProcessError):
+        git(repo, "-c", "core.hooksPath=", "merge-tree", "--write-tree", tip, pr)
+    assert marker.exists(), "fixture not armed: plain git did not run the merge driver"
+    marker.unlink()
+
+    with hgit.HardenedGit(repo) as g:
+        assert g.merge_bases(tip, pr) == [fork]
+        assert not g.is_ancestor(pr, tip) and g.is_ancestor(fork, tip)
+        merged = g.merge_tree(tip, pr)
+        assert merged.conflicts == ()
+        tree = g.export_tree(merged.tree, tmp_path)
+        assert sorted(g.changed_paths(fork, pr)) == [b"a.py", b"b.txt"]
+        with pytest.raises(GitError, match="not a tree"):
+            g.export_tree(pr, tmp_path)
+    assert (tree / "a.py").read_text() == "1\nPR\n3\n"
+    assert (tree / "b.txt").read_text() == "PR\ny\nBASE\n"  # both sides, git's text merge
+    assert (tree / "c.py").read_text() == "new\n"
+    assert not marker.exists()
+
+
+def test_merge_tree_names_conflicting_paths(tmp_path: Path) -> None:
+    repo, fork, pr, _tip = _forked(tmp_path)
+    git(repo, "checkout", "--quiet", fork)
+    clash = commit(repo, {"b.txt": "BASE\ny\nz\n"})
+    with hgit.HardenedGit(repo) as g:
+        assert g.merge_tree(clash, pr).conflicts == (b"b.txt",)
+
+
+def test_unrelated_histories_have_no_merge_base(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "src")
+    one = commit(repo, {"a": "1\n"})
+    git(repo, "checkout", "--quiet", "--orphan", "other")
+    two = commit(repo, {"b": "2\n"})
+    with hgit.HardenedGit(repo) as g:
+        assert g.merge_bases(one, two) == []

@@ -1,0 +1,421 @@
+"""Export the trees with hardened git, run the three suites, re-run the proof, compare.
+
+What is compared (as GitHub tests a PR, ``refs/pull/N/merge``):
+- after: head merged into the base tip (``git merge-tree --write-tree``; head's own tree when
+  the base tip is its ancestor). A conflict is NOT PROVEN, naming the paths: never a fallback.
+- the PR's change: the paths from the merge base to head, split into tests and code by the
+  rule of base's runner (``testpaths``).
+- before ("tests over base"): the base tip with after's version of every test path the PR
+  changes. When the PR changes no test path it is the base tip itself, run once.
+- base_own: the base tip with its own tests, run only when the PR edits or deletes a test
+  path of base (to know how those tests stood); limited to those files when pytest can.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from verify_pr.errors import InputRefused
+from verify_pr.models.compare import CompareMethod, CompareResult, Transition
+from verify_pr.models.report import TestCase
+from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
+from verify_pr.models.verdict import Verdict, VerdictFile
+from verify_pr.sandbox.run import SandboxRun
+from verify_pr.verify import compare
+from verify_pr.verify.suite import SuiteOutcome, SuitePlan
+from verify_pr.verify.testpaths import TestPathRule, rule_for, split
+
+MAX_RERUN_IDS = 10
+SANDBOX_MEMORY_BUDGET = 1 << 30  # a sandbox's 512 MiB cap, plus the runner and the page cache
+MAX_FLAKE_RUNS = 20
+# Markers that make a failing test count as a pass (or hide it): pytest xfail, jest
+# test.failing, vitest test.fails, and todo.
+_MARKERS = re.compile(rb"\bxfail\b|\.failing\b|\.fails\b|\.todo\b")
+_MARKER_FILE_CAP = 4 << 20
+_PLAIN_PATH = re.compile(r"[A-Za-z0-9._/+-]+")
+
+
+@dataclass(frozen=True)
+class CompareRequest:
+    git_dir: Path
+    base_sha: str
+    head_sha: str
+    image: str
+    runner: str = "auto"
+    timeout_s: int = 600
+    max_output: int = 1 << 20
+    strict_harness: bool = False
+    command: str | None = None  # own command with {report}, the same for every run
+    report_format: str | None = None
+    flake_runs: int = 3  # each FAIL_TO_PASS test re-run alone this many times per side
+
+
+@dataclass(frozen=True)
+class CompareRun:
+    result: CompareResult
+    base: SuiteOutcome  # the before run (base's code, the PR's tests)
+    head: SuiteOutcome
+    base_own: SuiteOutcome | None = None
+
+
+@dataclass(frozen=True)
+class _Trees:
+    base: Path
+    after: Path
+    context: compare.Context
+    changed: list[str]
+    refusal: str | None = None
+
+
+def run_compare(request: CompareRequest) -> CompareRun:
+    """Export the trees, run each in its own sandbox, re-run the proof, compare."""
+    from verify_pr.git import check_commit
+    from verify_pr.sandbox.guard import check_tree
+
+    base_sha = check_commit(request.base_sha, "--base")
+    head_sha = check_commit(request.head_sha, "--head")
+    if len(base_sha) != len(head_sha):
+        raise InputRefused("--base and --head use different hash lengths")
+    work = Path(tempfile.mkdtemp(prefix="verify-pr-compare-"))
+    try:
+        trees = _export(request, base_sha, head_sha, work)
+        if trees.refusal is not None:
+            return _refused(request, base_sha, head_sha, trees)
+        base_plan = _plan(request, trees.base)
+        rule = rule_for(trees.base, base_plan.runner)
+        tests, code = split(trees.changed, rule)
+        harness = compare.harness_files(trees.changed)
+        before_tree = trees.base
+        if tests:
+            before_tree = _copy(trees.base, work / "before")
+            compare.overlay_paths(trees.after, before_tree, tests)
+        if request.strict_harness:
+            compare.overlay_harness(trees.base, trees.after, harness)
+            if before_tree != trees.base:
+                compare.overlay_harness(trees.base, before_tree, harness)
+        for tree in {trees.base, trees.after, before_tree}:
+            check_tree(tree)
+        context = _with_split(trees.context, rule, tests, code)
+        jobs = [
+            (before_tree, base_plan),
+            (trees.after, _plan(request, trees.base, base_plan.runner)),
+        ]
+        # base's own run shows how the tests stood before the PR touched them: needed when it
+        # edits or deletes a test path, or adds a conftest or data file that changes others
+        edited = [p for p in tests if _exists(trees.base, p) or not _is_module(rule, p)]
+        if edited:
+            jobs.append((trees.base, _own_plan(request, trees.base, rule, edited)))
+        outcomes = _run_all(request, jobs)
+        before, head = outcomes[0], outcomes[1]
+        base_own = outcomes[2] if edited else None
+        markers = added_markers(trees.base, trees.after, tests)
+        confirm = _confirm(request, base_plan, before_tree, trees.after, before, head)
+        evidence = compare.Evidence(
+            base_own=base_own,
+            markers=tuple(markers),
+            flaky=confirm.flaky,
+            unconfirmed=confirm.unconfirmed,
+            reruns=request.flake_runs if confirm.checked else 0,
+        )
+        result = compare.build_result(
+            base_sha,
+            head_sha,
+            before,
+            head,
+            harness,
+            request.strict_harness,
+            evidence=evidence,
+            context=context,
+        )
+        return CompareRun(result, before, head, base_own)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _export(request: CompareRequest, base_sha: str, head_sha: str, work: Path) -> _Trees:
+    from verify_pr.git import HardenedGit, decode_path
+
+    fmt = "sha256" if len(base_sha) == 64 else "sha1"
+    with HardenedGit(request.git_dir, object_format=fmt) as git:
+        git.require_commit(base_sha, "base")
+        git.require_commit(head_sha, "head")
+        merge_bases = git.merge_bases(base_sha, head_sha)
+        empty = Path()
+        if not merge_bases:
+            why = "base and head share no history (no merge base): nothing to compare"
+            return _Trees(empty, empty, compare.Context(CompareMethod.NONE), [], why)
+        first = merge_bases[0]
+        if git.is_ancestor(head_sha, base_sha):
+            why = "head is already part of base (it is an ancestor of base): nothing to compare"
+            ctx = compare.Context(CompareMethod.NONE, merge_base=first)
+            return _Trees(empty, empty, ctx, [], why)
+        changed: set[str] = set()
+        for merge_base in merge_bases:  # criss-cross history: every best base counts
+            changed.update(decode_path(p) for p in git.changed_paths(merge_base, head_sha))
+        if base_sha in merge_bases:
+            ctx = compare.Context(CompareMethod.HEAD, merge_base=first)
+            after = git.export(head_sha, work, "head")
+        else:
+            merge = git.merge_tree(base_sha, head_sha)
+            conflicts = tuple(decode_path(p) for p in merge.conflicts)
+            ctx = compare.Context(
+                CompareMethod.MERGE, merge_base=first, merge_tree=merge.tree, conflicts=conflicts
+            )
+            if conflicts:
+                shown = ", ".join(conflicts[:5]) + (" ..." if len(conflicts) > 5 else "")
+                why = (
+                    f"head does not merge cleanly into base: {len(conflicts)} conflicting "
+                    f"path(s) ({shown}); rebase the PR on its base branch"
+                )
+                return _Trees(empty, empty, ctx, sorted(changed), why)
+            after = git.export_tree(merge.tree, work, "merge")
+        base = git.export(base_sha, work, "base")
+    return _Trees(base, after, ctx, sorted(changed))
+
+
+def _with_split(
+    ctx: compare.Context, rule: TestPathRule, tests: list[str], code: list[str]
+) -> compare.Context:
+    return compare.Context(
+        ctx.method,
+        ctx.merge_base,
+        ctx.merge_tree,
+        ctx.conflicts,
+        rule.describe(),
+        tuple(tests),
+        tuple(code),
+    )
+
+
+def _plan(request: CompareRequest, base_tree: Path, runner: str | None = None) -> SuitePlan:
+    """The runner is detected on base: the PR cannot choose what judges it."""
+    from verify_pr.verify.suite import plan_custom, plan_detected
+
+    if request.command is not None:
+        return plan_custom(request.command, request.report_format or "")
+    plan = plan_detected(base_tree, runner or request.runner)
+    if plan.runner == "pytest":
+        # A new test file that cannot import on base's code must not stop the others: the
+        # same flag on every run keeps the runs alike.
+        command = f"{plan.command} --continue-on-collection-errors"
+        return SuitePlan(plan.runner, command, plan.report_path, plan.parse_name)
+    return plan
+
+
+def _own_plan(
+    request: CompareRequest, base_tree: Path, rule: TestPathRule, edited: list[str]
+) -> SuitePlan:
+    """Base's own run, limited to the edited test modules when pytest can take them as
+    arguments (every one a plain-named test module, no conftest or data file)."""
+    plan = _plan(request, base_tree)
+    modules = [p for p in edited if p.endswith(".py") and _is_module(rule, p)]
+    if (
+        plan.runner != "pytest"
+        or len(modules) != len(edited)
+        or len(modules) > 100
+        or not all(_PLAIN_PATH.fullmatch(p) and not p.startswith("-") for p in modules)
+    ):
+        return plan
+    words = " ".join(shlex.quote(p) for p in modules)
+    return SuitePlan(plan.runner, f"{plan.command} -- {words}", plan.report_path, plan.parse_name)
+
+
+def _is_module(rule: TestPathRule, path: str) -> bool:
+    """A test module by name (not a conftest, a snapshot, or a data file in a test folder)."""
+    name = PurePosixPath(path).name
+    return name != "conftest.py" and not name.endswith(".snap") and rule.is_test(name)
+
+
+def _run(request: CompareRequest, tree: Path, plan: SuitePlan) -> SuiteOutcome:
+    from verify_pr.verify.suite import run_suite
+
+    return run_suite(tree, plan, request.image, request.timeout_s, request.max_output)
+
+
+def parallelism(jobs: int) -> int:
+    """How many sandboxes at once: one per core, each within its own caps (1 CPU, 512 MiB),
+    and only as many as the free memory holds with room to spare."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    return max(1, min(jobs, cores, _available_bytes() // SANDBOX_MEMORY_BUDGET))
+
+
+def _available_bytes() -> int:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _run_all(request: CompareRequest, jobs: list[tuple[Path, SuitePlan]]) -> list[SuiteOutcome]:
+    """Independent runs, in parallel when the machine has room; results in job order."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    workers = parallelism(len(jobs))
+    if workers == 1:
+        return [_run(request, tree, plan) for tree, plan in jobs]
+    with ThreadPoolExecutor(workers, thread_name_prefix="verify-pr-compare") as pool:
+        futures = [pool.submit(_run, request, tree, plan) for tree, plan in jobs]
+        return [future.result() for future in futures]
+
+
+def _exists(tree: Path, path: str) -> bool:
+    import os
+
+    try:
+        os.lstat(tree / path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    return True
+
+
+def _copy(src: Path, dest: Path) -> Path:
+    shutil.copytree(src, dest, symlinks=True)
+    return dest
+
+
+def added_markers(base_tree: Path, after_tree: Path, tests: list[str]) -> list[str]:
+    """Test files where the PR adds expected-failure markers (counted, base against after)."""
+    found = []
+    for path in tests:
+        if _count_markers(after_tree, path) > _count_markers(base_tree, path):
+            found.append(path)
+    return found
+
+
+def _count_markers(tree: Path, path: str) -> int:
+    import os
+    import stat
+
+    target = tree / path
+    try:
+        fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return 0
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            return 0
+        return len(_MARKERS.findall(handle.read(_MARKER_FILE_CAP)))
+
+
+@dataclass(frozen=True)
+class _Confirmation:
+    checked: bool = False
+    flaky: tuple[str, ...] = ()
+    unconfirmed: tuple[str, ...] = ()
+
+
+def _confirm(
+    request: CompareRequest,
+    plan: SuitePlan,
+    before_tree: Path,
+    after_tree: Path,
+    before: SuiteOutcome,
+    head: SuiteOutcome,
+) -> _Confirmation:
+    """Each FAIL_TO_PASS test re-run alone, N times on each side: it counts only if it fails
+    every time on base's code and passes every time on head (order-dependent failures and
+    flakes drop out)."""
+    from verify_pr.verify.select import selector
+
+    if request.flake_runs == 0:
+        return _Confirmation()
+    before_file = compare.expand_load_failures(before.verdict, head.verdict)
+    transitions = compare.classify(compare.statuses(before_file), compare.statuses(head.verdict))
+    f2p = [t.id for t in transitions if t.transition is Transition.FAIL_TO_PASS]
+    if not f2p:
+        return _Confirmation()
+    head_cases = compare.worst_cases(head.verdict)
+    flaky, unconfirmed = [], []
+    for test_id in f2p[:MAX_RERUN_IDS]:
+        case = head_cases[test_id]
+        # an own command (or a name no selector can reach) re-runs whole: flakes still show,
+        # an order-dependent failure may not
+        words = selector(plan.runner, case) or ""
+        verdict = _rerun(request, plan, words, case, before_tree, after_tree)
+        if verdict == "unconfirmed":
+            unconfirmed.append(test_id)
+        elif verdict == "flaky":
+            flaky.append(test_id)
+    return _Confirmation(True, tuple(flaky), tuple(unconfirmed))
+
+
+def _rerun(
+    request: CompareRequest,
+    plan: SuitePlan,
+    words: str,
+    case: TestCase,
+    before_tree: Path,
+    after_tree: Path,
+) -> str:
+    from verify_pr.verify.suite import new_report_path
+
+    sides = ((before_tree, True), (after_tree, False))
+    suffix = plan.report_path[plan.report_path.rindex(".") :]
+    for _ in range(request.flake_runs):
+        jobs = []
+        for tree, _want in sides:
+            path = new_report_path(suffix)
+            command = plan.command.replace(plan.report_path, path) + (f" {words}" if words else "")
+            jobs.append((tree, SuitePlan(plan.runner, command, path, plan.parse_name)))
+        for outcome, (_tree, want_failure) in zip(_run_all(request, jobs), sides, strict=True):
+            if outcome.report is None or outcome.verdict.sandbox.status is not RunStatus.COMPLETED:
+                return "unconfirmed"
+            status = outcome.report.worst_by_id().get(case.id)
+            if status is None and want_failure:
+                # the file could not load on base's code: its stand-in is the failure
+                status = next(
+                    (c.status for c in outcome.report.testcases if compare.is_load_failure(c)),
+                    None,
+                )
+            if status is None:
+                return "unconfirmed"
+            failed = status in compare.FAILING
+            if failed != want_failure or (not want_failure and status.value != "passed"):
+                return "flaky"
+    return "confirmed"
+
+
+def _refused(request: CompareRequest, base_sha: str, head_sha: str, trees: _Trees) -> CompareRun:
+    """Nothing ran: both sides are placeholders that say so."""
+    why = trees.refusal or "nothing ran"
+    sandbox = SandboxResult(
+        status=RunStatus.ERROR,
+        exit_code=None,
+        output_truncated=False,
+        detail=f"not run: {why}"[:4096],
+        image=request.image[:256],
+        timeout_s=request.timeout_s,
+        report=ReportStatus.NOT_REQUESTED,
+    )
+    verdict = VerdictFile(
+        verdict=Verdict.NOT_PROVEN,
+        reasons=(f"not run: {why}"[:500],),
+        runner="none",
+        runner_version=None,
+        command="",
+        totals=None,
+        testcases=(),
+        sandbox=sandbox,
+    )
+    outcome = SuiteOutcome(verdict, SandboxRun(sandbox, b"", None))
+    result = compare.build_result(
+        base_sha,
+        head_sha,
+        outcome,
+        outcome,
+        compare.harness_files(trees.changed),
+        request.strict_harness,
+        evidence=compare.Evidence(refusal=why),
+        context=trees.context,
+    )
+    return CompareRun(result, outcome, outcome)

@@ -1,0 +1,56 @@
+"""Run one test alone, by id: the runner's own command with a selector appended.
+
+Selectors are built from a report's testcase (untrusted text), so each is one shell word
+(``shlex.quote``) and, for the JavaScript runners, a regular expression with every special
+character escaped. A test that cannot be selected gives None: the caller says so.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import PurePosixPath
+
+from verify_pr.models.report import TRUNCATION_MARKER, TestCase
+
+_JS_SPECIAL = re.compile(r"[\\^$.*+?()[\]{}|/]")
+_ESCAPED = re.compile(r"\\(x[0-9a-f]{2}|u[0-9a-f]{4})")  # clean_text's escapes: not the real name
+
+
+def _js_escape(text: str) -> str:
+    return _JS_SPECIAL.sub(lambda m: "\\" + m.group(), text)
+
+
+def pytest_node_id(case: TestCase) -> str | None:
+    """``file::Class::name[params]`` from an xunit1 testcase (file, dotted classname, name)."""
+    if not case.file or not case.classname or not case.file.endswith(".py"):
+        return None
+    module = case.file[: -len(".py")].replace("/", ".")
+    if case.classname == module:
+        classes: list[str] = []
+    elif case.classname.startswith(module + "."):
+        classes = case.classname[len(module) + 1 :].split(".")
+    else:
+        return None
+    return "::".join([case.file, *classes, case.name])
+
+
+def selector(runner: str, case: TestCase) -> str | None:
+    """Shell words to append to ``runner``'s command so that only ``case`` runs."""
+    text = f"{case.file or ''}{case.classname or ''}{case.name}"
+    if TRUNCATION_MARKER in text or _ESCAPED.search(text) or "\n" in text:
+        return None  # the report changed the name: a selector would not find it
+    path = PurePosixPath(case.file or "")
+    if case.file is None or path.is_absolute() or ".." in path.parts:
+        return None
+    if runner == "pytest":
+        node = pytest_node_id(case)
+        return None if node is None else shlex.quote(node)
+    if runner == "jest":
+        titles = [*case.classname.split(" > ")] if case.classname else []
+        name = "^" + _js_escape(" ".join([*titles, case.name])) + "$"
+        return " ".join(shlex.quote(w) for w in ("-t", name, "--", _js_escape(case.file)))
+    if runner in ("vitest", "bun"):
+        name = _js_escape(case.name) + "$"
+        return " ".join(shlex.quote(w) for w in (case.file, "-t", name))
+    return None

@@ -1,0 +1,109 @@
+"""The test/code split read from base's config, and selecting one test by id."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from verify_pr.models.report import TestCase, TestStatus
+from verify_pr.verify.select import pytest_node_id, selector
+from verify_pr.verify.testpaths import rule_for, split
+
+
+@pytest.mark.parametrize(
+    ("config", "path", "is_test"),
+    [
+        ("", "tests/test_x.py", True),
+        ("", "test_x.py", True),
+        ("", "pkg/x_test.py", True),
+        ("", "pkg/conftest.py", True),
+        ("", "tests/data/golden.txt", True),  # data under a test folder is a test change
+        ("", "testing/helpers.py", True),
+        ("", "src/pkg/core.py", False),
+        ("", "pkg/testutils.py", False),
+        ("", "check_x.py", False),
+        ("[pytest]\npython_files = check_*.py\n", "check_x.py", True),
+        ("[pytest]\npython_files = check_*.py\n", "src/test_y.py", False),
+        ("[pytest]\ntestpaths = spec\n", "spec/golden.json", True),
+        ("[pytest]\ntestpaths = . ../x /abs spec*\n", "src/core.py", False),  # never the repo
+    ],
+)
+def test_pytest_rule_comes_from_base_config(
+    tmp_path: Path, config: str, path: str, is_test: bool
+) -> None:
+    if config:
+        (tmp_path / "pytest.ini").write_text(config)
+    assert rule_for(tmp_path, "pytest").is_test(path) is is_test
+
+
+def test_pyproject_table_and_split(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\npython_files = ["spec_*.py"]\ntestpaths = ["checks"]\n'
+    )
+    rule = rule_for(tmp_path, "pytest")
+    assert rule.source == "pyproject.toml [tool.pytest.ini_options]"
+    assert split(["a.py", "spec_a.py", "checks/x.bin"], rule) == (
+        ["checks/x.bin", "spec_a.py"],
+        ["a.py"],
+    )
+    assert "spec_*.py" in rule.describe() and "checks" in rule.describe()
+
+
+@pytest.mark.parametrize(
+    ("path", "is_test"),
+    [
+        ("src/a.test.ts", True),
+        ("src/a.spec.js", True),
+        ("src/__tests__/helper.js", True),
+        ("src/__snapshots__/a.test.ts.snap", True),
+        ("src/__mocks__/fs.js", True),
+        ("test/fixtures/in.json", True),
+        ("src/a.ts", False),
+        ("jest.config.js", False),
+    ],
+)
+def test_js_rule(tmp_path: Path, path: str, is_test: bool) -> None:
+    for runner in ("jest", "vitest", "bun", "custom"):
+        assert rule_for(tmp_path, runner).is_test(path) is is_test
+
+
+def _case(name: str, classname: str | None, file: str | None) -> TestCase:
+    return TestCase.build(
+        name=name, classname=classname, file=file, line=1, status=TestStatus.FAILED
+    )
+
+
+def test_pytest_node_ids() -> None:
+    assert pytest_node_id(_case("test_a[1-2]", "tests.test_x", "tests/test_x.py")) == (
+        "tests/test_x.py::test_a[1-2]"
+    )
+    assert pytest_node_id(_case("test_b", "tests.test_x.TestK.Inner", "tests/test_x.py")) == (
+        "tests/test_x.py::TestK::Inner::test_b"
+    )
+    assert pytest_node_id(_case("test_c", "other.mod", "tests/test_x.py")) is None
+    assert pytest_node_id(_case("test_c", None, "tests/test_x.py")) is None
+
+
+def test_selectors_are_one_quoted_word_each() -> None:
+    evil = _case("t'; rm -rf / #", "tests.test_x", "tests/test_x.py")
+    assert selector("pytest", evil) == "'tests/test_x.py::t'\"'\"'; rm -rf / #'"
+    js = _case("adds (a+b)", "math > sum", "src/math.test.js")
+    assert selector("jest", js) == "-t '^math sum adds \\(a\\+b\\)$' -- 'src\\/math\\.test\\.js'"
+    assert selector("vitest", js) == "src/math.test.js -t 'adds \\(a\\+b\\)$'"
+    assert selector("custom", js) is None
+    assert selector("pytest", _case("t\\x1b", "m", "m.py")) is None  # an escaped name
+    assert selector("jest", _case("t", None, "../x.test.js")) is None
+
+
+def test_parallelism_is_bounded_by_jobs_cores_and_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    from verify_pr.verify import compare_run
+
+    monkeypatch.setattr(compare_run, "_available_bytes", lambda: 64 << 30)
+    monkeypatch.setattr(compare_run.os, "sched_getaffinity", lambda _pid: {0, 1})
+    assert compare_run.parallelism(1) == 1
+    assert compare_run.parallelism(3) == 2  # two cores
+    monkeypatch.setattr(compare_run, "_available_bytes", lambda: 1 << 30)
+    assert compare_run.parallelism(3) == 1  # memory for one sandbox only
+    monkeypatch.setattr(compare_run, "_available_bytes", lambda: 0)
+    assert compare_run.parallelism(3) == 1  # unknown memory: one at a time
