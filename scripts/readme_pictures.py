@@ -30,7 +30,10 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from verify_pr import action  # noqa: E402
 from verify_pr.models.compare import COMPARE_RESULT_FILE, CompareResult  # noqa: E402
-from verify_pr.publish import main as publish  # noqa: E402
+from verify_pr.publish.conclusion import conclusion_for  # noqa: E402
+from verify_pr.publish.intake import validate_artifact  # noqa: E402
+from verify_pr.publish.summary import render as render_check  # noqa: E402
+from verify_pr.publish.trust import Trust  # noqa: E402
 
 PICTURES = ROOT / "docs" / "pictures"
 CASES = ("verified", "not-proven")
@@ -141,10 +144,10 @@ def markdown_for(case: str) -> tuple[str, str, str]:
     folder = PICTURES / case
     files = {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.name != HEAD_SHA_FILE}
     head_sha = (folder / HEAD_SHA_FILE).read_text(encoding="utf-8").strip()
-    intake = publish.validate_artifact(files, head_sha)
-    trust = publish.Trust()
-    conclusion = publish.conclude_compare(intake.compare.verdict if intake.compare else None, trust)
-    output = publish.render(intake, trust, conclusion)
+    intake = validate_artifact(files, head_sha)
+    trust = Trust()  # the picture shows a trusted PR: no protected file changed
+    conclusion = conclusion_for(intake, trust)
+    output = render_check(intake, trust, conclusion)
     check = f"# {output.title}\n\n{output.summary}\n{output.text or ''}"
     result = CompareResult.model_validate_json(files[COMPARE_RESULT_FILE])
     return conclusion.value, check, action.render_compare_summary(result)

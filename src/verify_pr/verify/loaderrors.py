@@ -8,30 +8,45 @@ The report was already parsed strictly (size, depth, no DTD); this reads it agai
 
 from __future__ import annotations
 
+import io
+from typing import BinaryIO
+
 from defusedxml import ElementTree
 
 from verify_pr.models.report import MESSAGE_MAX_CHARS
+from verify_pr.sandbox.spool import ReportSpool
 
 _MAX_FILES = 1000
 
 
-def load_error_texts(report: bytes | None) -> dict[str, str]:
-    """file -> the last ``E`` line (else the last line) of each collection error's text."""
-    if not report:
+def load_error_texts(report: ReportSpool | bytes | None) -> dict[str, str]:
+    """file -> the last ``E`` line (else the last line) of each collection error's text.
+
+    Streamed (one testcase at a time): a report of real size is never held in memory.
+    """
+    if report is None:
         return {}
-    try:
-        root = ElementTree.fromstring(report, forbid_dtd=True, forbid_entities=True)
-    except (ElementTree.ParseError, ValueError):  # no extra text: the message stays
-        return {}
+    stream: BinaryIO = io.BytesIO(report) if isinstance(report, bytes) else report.open()
+    with stream:
+        try:
+            return _texts(stream)
+        except (ElementTree.ParseError, ValueError):  # no extra text: the messages stay
+            return {}
+
+
+def _texts(stream: BinaryIO) -> dict[str, str]:
     found: dict[str, str] = {}
-    for case in root.iter("testcase"):
-        file = case.get("file")
-        if not file or case.get("classname") or len(found) >= _MAX_FILES:
+    events = ElementTree.iterparse(stream, events=("end",), forbid_dtd=True, forbid_entities=True)
+    for _, element in events:
+        if element.tag != "testcase":
             continue
-        for error in case.iter("error"):
-            lines = [ln.strip() for ln in (error.text or "").splitlines() if ln.strip()]
-            marked = [ln[1:].strip() for ln in lines if ln.startswith("E ")]
-            text = (marked or lines or [""])[-1]
-            if text:
-                found[file] = text[:MESSAGE_MAX_CHARS]
+        file = element.get("file")
+        if file and not element.get("classname") and len(found) < _MAX_FILES:
+            for error in element.iter("error"):
+                lines = [ln.strip() for ln in (error.text or "").splitlines() if ln.strip()]
+                marked = [ln[1:].strip() for ln in lines if ln.startswith("E ")]
+                text = (marked or lines or [""])[-1]
+                if text:
+                    found[file] = text[:MESSAGE_MAX_CHARS]
+        element.clear()
     return found

@@ -449,9 +449,9 @@ def test_a_test_file_that_cannot_load_on_base_fails_there() -> None:
     assert {p.id for p in result.proofs} == {c.id for c in new}
     assert all("cannot import name" in (p.message or "") for p in result.proofs)
     # the embedded before run holds the expanded cases: publish's recomputation agrees
-    from verify_pr.publish.main import _compare_inconsistency
+    from verify_pr.publish.consistency import compare_problems
 
-    assert _compare_inconsistency(result, HEAD_SHA) is None
+    assert compare_problems(result, HEAD_SHA) == []
 
 
 def test_summary_leads_with_the_proof_capped_and_escaped() -> None:
