@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Run the hostile suite and write its table (attack, control, outcome) into the docs and README.
+"""Run the hostile suite: its table (attack, control, outcome) in docs/hostile.md, a line in README.
 
 The table is generated from the suite's own results: a pytest plugin collects, per test id,
 what the host said (``outcome`` properties recorded by tests/hostile/helpers.py), what the
 positive control detected (``control`` properties) and pytest's verdict. Nothing is typed by
-hand. ``--check`` only collects the suite and verifies that the table lists exactly its test
-ids (no run, no timing), which tests/test_hostile_table.py does in the ordinary suite.
+hand. The README carries one line summing the table up, computed from the table itself.
+``--check`` only collects the suite and verifies that the table lists exactly its test ids and
+that the README's line sums up that table (no run, no timing), which tests/test_hostile_table.py
+does in the ordinary suite.
 
-    .venv/bin/python scripts/hostile_table.py            # run, then rewrite the table
-    .venv/bin/python scripts/hostile_table.py --check    # ids in sync? exit 1 if not
+    .venv/bin/python scripts/hostile_table.py            # run, then rewrite table and line
+    .venv/bin/python scripts/hostile_table.py --summary  # rewrite the README line from the table
+    .venv/bin/python scripts/hostile_table.py --check    # in sync? exit 1 if not
 """
 
 from __future__ import annotations
@@ -22,10 +25,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = (ROOT / "docs" / "hostile.md", ROOT / "README.md")
+TABLE_DOC = ROOT / "docs" / "hostile.md"
+README = ROOT / "README.md"
 SUITE = "tests/hostile"
 START, END = "<!-- hostile-table:start -->", "<!-- hostile-table:end -->"
+SUMMARY_START, SUMMARY_END = "<!-- hostile-summary:start -->", "<!-- hostile-summary:end -->"
 ROW_ID = re.compile(r"^\| `([^`]+)` \|", re.M)
+ROW_RESULT = re.compile(r"^\| `[^`]+` \|.*\| ([^|]*?) \|$", re.M)
 
 
 @dataclass
@@ -89,14 +95,17 @@ def render(rows: dict[str, Row]) -> str:
     return "\n".join(lines)
 
 
+def _replace_between(doc: Path, start: str, end: str, block: str) -> None:
+    text = doc.read_text(encoding="utf-8")
+    if start not in text or end not in text:
+        raise SystemExit(f"{doc}: the markers {start} ... {end} are missing")
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    doc.write_text(head + block + tail, encoding="utf-8")
+
+
 def write_table(table: str) -> None:
-    for doc in DOCS:
-        text = doc.read_text(encoding="utf-8")
-        if START not in text or END not in text:
-            raise SystemExit(f"{doc}: the table markers are missing")
-        head, rest = text.split(START, 1)
-        _, tail = rest.split(END, 1)
-        doc.write_text(head + table + tail, encoding="utf-8")
+    _replace_between(TABLE_DOC, START, END, table)
 
 
 def table_in(doc: Path) -> str:
@@ -105,11 +114,34 @@ def table_in(doc: Path) -> str:
 
 
 def ids_in_doc() -> set[str]:
-    """The ids of the table, which must be the same text in every document."""
-    tables = {table_in(doc) for doc in DOCS}
-    if len(tables) != 1:
-        raise SystemExit("the hostile tables in docs/hostile.md and README.md differ: regenerate")
-    return set(ROW_ID.findall(tables.pop()))
+    return set(ROW_ID.findall(table_in(TABLE_DOC)))
+
+
+def summary(table: str) -> str:
+    """The README's line, computed from the table's Result column."""
+    results = [r.split(":", 1)[0].strip() for r in ROW_RESULT.findall(table)]
+    held = results.count("passed")
+    residual = results.count("xfail (residual)")
+    other = len(results) - held - residual
+    line = (
+        f"{SUMMARY_START}\n**The hostile suite:** {len(results)} attacks on the sandbox, the "
+        f"verifier and the actions, each run for real with a positive control that shows it "
+        f"would be caught: {held} held, {residual} documented residuals (strict xfail)"
+    )
+    if other:
+        line += f", {other} other (see the table)"
+    return line + ". Full table: [docs/hostile.md](docs/hostile.md).\n" + SUMMARY_END
+
+
+def write_summary() -> None:
+    _replace_between(README, SUMMARY_START, SUMMARY_END, summary(table_in(TABLE_DOC)))
+
+
+def summary_in_readme() -> str:
+    text = README.read_text(encoding="utf-8")
+    if SUMMARY_START not in text:
+        return ""
+    return SUMMARY_START + text.split(SUMMARY_START, 1)[1].split(SUMMARY_END, 1)[0] + SUMMARY_END
 
 
 def collect() -> set[str]:
@@ -123,9 +155,17 @@ def collect() -> set[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only check the ids are in sync")
+    parser.add_argument("--summary", action="store_true", help="rewrite the README line only")
     args, extra = parser.parse_known_args(argv)
+    if args.summary:
+        write_summary()
+        return 0
     if args.check:
         collected, listed = collect(), ids_in_doc()
+        if summary_in_readme() != summary(table_in(TABLE_DOC)):
+            print("README's hostile line does not sum up docs/hostile.md", file=sys.stderr)
+            print("run: .venv/bin/python scripts/hostile_table.py --summary", file=sys.stderr)
+            return 1
         if collected == listed:
             print(f"hostile table in sync: {len(listed)} test ids")
             return 0
@@ -138,9 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     collector = Collector()
     code = pytest.main([SUITE, "-p", "no:cacheprovider", *extra], [collector])
     write_table(render(collector.rows))
-    print(
-        f"wrote {len(collector.rows)} rows to " + ", ".join(str(d.relative_to(ROOT)) for d in DOCS)
-    )
+    write_summary()
+    print(f"wrote {len(collector.rows)} rows to docs/hostile.md and the README's line")
     return int(code)
 
 

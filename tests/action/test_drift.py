@@ -124,3 +124,13 @@ def test_refused_and_crashed_statuses_are_documented() -> None:
     status = load(VERIFY_ACTION)["outputs"]["status"]["description"]
     for value in ("refused", "crashed"):
         assert f"`{value}`" in status and f"`{value}`" in DOC
+
+
+def test_readme_embeds_the_two_workflows_ci_runs_verbatim() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for name in ("verify-pr.yml", "verify-pr-publish.yml"):
+        example = (ROOT / "docs" / "examples" / name).read_text(encoding="utf-8")
+        assert f"```yaml\n{example}```" in readme, name
+    for picture in ("verified-check.png", "not-proven-check.png", "verified-summary.png"):
+        assert f"(docs/pictures/{picture})" in readme
+        assert (ROOT / "docs" / "pictures" / picture).is_file()
