@@ -7,7 +7,7 @@ run, and says how to fix the workflow, when the job visibly holds one
 Then it runs ``verify-pr run`` (mode run) or ``verify-pr compare --git <checkout> --event
 $GITHUB_EVENT_PATH`` (mode compare) in a child process (its output is untrusted: it goes to the
 log only between ``::stop-commands::<random>`` markers), writes the job summary (escaped with
-``publish.render``) and sets the outputs ``verdict``, ``status`` and ``out-dir`` (the folder the
+``verify_pr.markdown``) and sets the outputs ``verdict``, ``status`` and ``out-dir`` (the folder the
 next step uploads). In mode compare that folder is flat: ``verify-pr-result.json``,
 ``compare_summary.md`` and ``base-``/``head-`` ``result.json``, ``verdict.json``, ``output.txt``,
 ``report.txt`` (``models.compare.COMPARE_ARTIFACT_FILES``), so the publish job can allow-list it.
@@ -47,6 +47,13 @@ from verify_pr.github.settings import (
     VerifySettings,
     read_input,
 )
+from verify_pr.markdown import (
+    escape_inline,
+    fit_markdown,
+    inline_code,
+    table,
+    transition_counts_table,
+)
 from verify_pr.models.compare import (
     COMPARE_RESULT_FILE,
     COMPARE_SIDES,
@@ -60,13 +67,6 @@ from verify_pr.models.compare import (
 from verify_pr.models.report import TestStatus, Totals
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.verdict import Verdict, VerdictFile
-from verify_pr.publish.render import (
-    escape_inline,
-    fit_markdown,
-    inline_code,
-    table,
-    transition_counts_table,
-)
 
 # The verifier runs in a child interpreter, isolated (-I) like every host-side Python of the
 # action: the working directory may hold the PR's files, and `-m` would import them first.

@@ -12,8 +12,8 @@ from verify_pr.models.compare import (
     side_file,
 )
 from verify_pr.models.report import TestCase, TestStatus
+from verify_pr.models.transitions import classify, count
 from verify_pr.models.verdict import Verdict, VerdictFile
-from verify_pr.verify.compare import classify, count
 
 BASE_SHA = "6dcb09b5b57875f334f61aebed695e2e4193db5e"
 

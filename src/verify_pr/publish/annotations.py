@@ -8,11 +8,11 @@ most N + 1 lines), else the annotation goes on line 1. Never more than ``MAX_ANN
 
 from __future__ import annotations
 
+from verify_pr.markdown import visible
 from verify_pr.models.report import TestStatus
 from verify_pr.models.verdict import VerdictFile
 from verify_pr.publish.checks import Annotation, CheckAnnotationLevel
 from verify_pr.publish.github_api import GitHubClient, Tree
-from verify_pr.publish.render import visible
 
 MAX_ANNOTATIONS = 500
 MAX_LINE = 1_000_000

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from verify_pr.publish.render import CHECK_RUN_TEXT_MAX_BYTES, fit_markdown
+from verify_pr.markdown import CHECK_RUN_TEXT_MAX_BYTES, fit_markdown
 from verify_pr.utf8 import cut_utf8
 
 ANNOTATIONS_PER_REQUEST = 50
@@ -77,7 +77,7 @@ class Annotation:
 class CheckOutput:
     """Title, summary and text of a check run; summary and text are fitted to 65535 bytes.
 
-    Render with ``verify_pr.publish.render`` first; the fit here is a safety net.
+    Render with ``verify_pr.markdown`` first; the fit here is a safety net.
     """
 
     title: str

@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from verify_pr.models.compare import CompareResult, CompareVerdict, Transition
 from verify_pr.models.report import TestCase, TestStatus, Totals
 from verify_pr.models.sandbox import ReportStatus, RunStatus
+from verify_pr.models.transitions import classify, count
 from verify_pr.models.verdict import Verdict, VerdictFile
-from verify_pr.verify.compare import classify, count
 
 _FAILING = (TestStatus.FAILED, TestStatus.ERROR)
 _RANK = {TestStatus.SKIPPED: 0, TestStatus.PASSED: 1, TestStatus.FAILED: 2, TestStatus.ERROR: 3}

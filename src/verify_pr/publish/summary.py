@@ -1,6 +1,6 @@
 """The check run's title, summary and text, rendered from an intake and a trust assessment.
 
-Every string that comes from the artifact goes through ``publish.render`` (escaped, mentions
+Every string that comes from the artifact goes through ``verify_pr.markdown`` (escaped, mentions
 and references neutralised, controls and bidi overrides made visible); the rest is ours.
 """
 
@@ -8,18 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from verify_pr.models.compare import CompareResult, CompareVerdict, Transition
-from verify_pr.models.report import TestStatus
-from verify_pr.models.verdict import Verdict, VerdictFile
-from verify_pr.publish.checks import CheckOutput, Conclusion
-from verify_pr.publish.intake import Intake
-from verify_pr.publish.render import (
+from verify_pr.markdown import (
     escape_inline,
     fenced_block,
     inline_code,
     table,
     transition_counts_table,
 )
+from verify_pr.models.compare import CompareResult, CompareVerdict, Transition
+from verify_pr.models.report import TestStatus
+from verify_pr.models.verdict import Verdict, VerdictFile
+from verify_pr.publish.checks import CheckOutput, Conclusion
+from verify_pr.publish.intake import Intake
 from verify_pr.publish.trust import Trust
 
 MAX_FAILING_ROWS = 100

@@ -26,17 +26,16 @@ from verify_pr.models.compare import (
     Proof,
     TestTransition,
     Transition,
-    TransitionCounts,
 )
 from verify_pr.models.report import RedFlag, TestCase, TestReport, TestStatus, Totals
 from verify_pr.models.sandbox import RunStatus
+from verify_pr.models.transitions import FAILING, classify, count
 from verify_pr.models.verdict import REASON_MAX_CHARS, Verdict, VerdictFile
 from verify_pr.verify.suite import SuiteOutcome
 from verify_pr.verify.trees import overlay_harness, overlay_paths
 
 __all__ = ["overlay_harness", "overlay_paths"]
 
-FAILING = (TestStatus.FAILED, TestStatus.ERROR)
 _FAILING = FAILING
 
 # Files that decide how the tests run or how their results are reported (matched on the
@@ -97,43 +96,6 @@ def harness_files(changed: Iterable[str]) -> list[str]:
 
 
 _RANK = {TestStatus.SKIPPED: 0, TestStatus.PASSED: 1, TestStatus.FAILED: 2, TestStatus.ERROR: 3}
-
-
-def classify_one(base: TestStatus | None, head: TestStatus | None) -> Transition:
-    if base is None and head is None:
-        raise ValueError("a test must exist on at least one side")
-    if base is None:
-        return Transition.ADDED
-    if head is None:
-        return Transition.REMOVED
-    if TestStatus.SKIPPED in (base, head):
-        return Transition.SKIPPED
-    base_failed, head_failed = base in _FAILING, head in _FAILING
-    if base_failed:
-        return Transition.FAIL_TO_FAIL if head_failed else Transition.FAIL_TO_PASS
-    return Transition.PASS_TO_FAIL if head_failed else Transition.PASS_TO_PASS
-
-
-def classify(
-    base: Mapping[str, TestStatus], head: Mapping[str, TestStatus]
-) -> list[TestTransition]:
-    """Pair by id (worst status per id already taken), sorted by id."""
-    return [
-        TestTransition(
-            id=test_id,
-            base=base.get(test_id),
-            head=head.get(test_id),
-            transition=classify_one(base.get(test_id), head.get(test_id)),
-        )
-        for test_id in sorted(set(base) | set(head))
-    ]
-
-
-def count(transitions: Sequence[TestTransition]) -> TransitionCounts:
-    tally = dict.fromkeys(Transition, 0)
-    for item in transitions:
-        tally[item.transition] += 1
-    return TransitionCounts(**{kind.value.lower(): n for kind, n in tally.items()})
 
 
 def worst(report: TestReport | None) -> dict[str, TestStatus]:
@@ -506,7 +468,7 @@ _TITLES = {
 
 def compared_line(result: CompareResult) -> str:
     """What ran as before and after, in one line."""
-    from verify_pr.publish.render import inline_code
+    from verify_pr.markdown import inline_code
 
     base, head = inline_code(result.base_sha[:12]), inline_code(result.head_sha[:12])
     if result.method is CompareMethod.MERGE and result.merge_tree:
@@ -526,7 +488,7 @@ def compared_line(result: CompareResult) -> str:
 
 def proof_lines(result: CompareResult) -> list[str]:
     """Each FAIL_TO_PASS test: id, file:line, and how it failed on base's code (escaped)."""
-    from verify_pr.publish.render import escape_inline, inline_code
+    from verify_pr.markdown import escape_inline, inline_code
 
     if not result.proofs:
         return []
@@ -549,7 +511,7 @@ def proof_lines(result: CompareResult) -> list[str]:
 def summary_markdown(result: CompareResult) -> str:
     """Ten seconds for a maintainer: the proof first (each FAIL_TO_PASS test, where, how it
     failed on base's code), then what stands against it, then counts."""
-    from verify_pr.publish.render import escape_inline, inline_code
+    from verify_pr.markdown import escape_inline, inline_code
 
     lines = [f"## verify-pr compare: {_TITLES[result.verdict]}", ""]
     lines += proof_lines(result)

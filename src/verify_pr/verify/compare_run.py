@@ -25,6 +25,7 @@ from verify_pr.errors import InputRefused
 from verify_pr.models.compare import CompareMethod, CompareResult, Transition
 from verify_pr.models.report import TestCase
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
+from verify_pr.models.transitions import FAILING, classify
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.sandbox.run import SandboxRun
 from verify_pr.verify import compare
@@ -330,7 +331,7 @@ def _confirm(
     if request.flake_runs == 0:
         return _Confirmation()
     before_file = compare.expand_load_failures(before.verdict, head.verdict)
-    transitions = compare.classify(compare.statuses(before_file), compare.statuses(head.verdict))
+    transitions = classify(compare.statuses(before_file), compare.statuses(head.verdict))
     f2p = [t.id for t in transitions if t.transition is Transition.FAIL_TO_PASS]
     if not f2p:
         return _Confirmation()
@@ -379,7 +380,7 @@ def _rerun(
                 )
             if status is None:
                 return "unconfirmed"
-            failed = status in compare.FAILING
+            failed = status in FAILING
             if failed != want_failure or (not want_failure and status.value != "passed"):
                 return "flaky"
     return "confirmed"

@@ -3,7 +3,7 @@ from collections.abc import Callable
 
 import pytest
 
-from verify_pr.publish.render import (
+from verify_pr.markdown import (
     CHECK_RUN_TEXT_MAX_BYTES,
     TRUNCATED_NOTICE,
     ZWJ,

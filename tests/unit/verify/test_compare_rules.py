@@ -11,6 +11,7 @@ import pytest
 from verify_pr.models.compare import CompareResult, CompareVerdict, Transition
 from verify_pr.models.report import RedFlag, ReportFormat, TestCase, TestReport, TestStatus
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
+from verify_pr.models.transitions import classify, classify_one, count
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.sandbox.run import SandboxRun
 from verify_pr.verify import compare as cmp
@@ -43,21 +44,21 @@ BASE_SHA, HEAD_SHA = "a" * 40, "b" * 40
 def test_classify_one(
     base: TestStatus | None, head: TestStatus | None, expected: Transition
 ) -> None:
-    assert cmp.classify_one(base, head) is expected
+    assert classify_one(base, head) is expected
 
 
 def test_every_transition_is_reachable_and_counted() -> None:
     base = {"a": F, "b": P, "c": P, "d": F, "f": P, "g": P}
     head = {"a": P, "b": P, "c": F, "d": F, "e": P, "g": S}
-    transitions = cmp.classify(base, head)
+    transitions = classify(base, head)
     assert {t.transition for t in transitions} == set(Transition)
-    counts = cmp.count(transitions)
+    counts = count(transitions)
     assert counts.model_dump() == dict.fromkeys(
         ("fail_to_pass", "pass_to_pass", "pass_to_fail", "fail_to_fail", "added", "removed"),
         1,
     ) | {"skipped": 1}
     with pytest.raises(ValueError, match="at least one side"):
-        cmp.classify_one(None, None)
+        classify_one(None, None)
 
 
 def test_pairing_uses_worst_status_per_id() -> None:

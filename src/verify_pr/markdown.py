@@ -1,4 +1,4 @@
-"""Markdown helpers for untrusted strings; every function returns a string and does no I/O.
+"""Markdown that is safe to show: escaping, fitting and tables for untrusted strings; no I/O.
 
 Anything from the artifact (test names, messages, output) is attacker-controlled. Inline text
 goes through ``escape_inline``: Markdown punctuation is backslash-escaped, newlines become

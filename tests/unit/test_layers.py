@@ -1,0 +1,117 @@
+"""Layers point one way: the token-holding publish side loads nothing that runs PR code.
+
+Two checks. At run time: each entry point is imported in a fresh, isolated interpreter and its
+``sys.modules`` must hold none of the modules it must not reach. Statically: every import
+statement in every module of a layer, including those inside functions (which the first check
+cannot see unless the function runs), is read from the syntax tree.
+
+| layer                    | may not import                                         |
+|--------------------------|--------------------------------------------------------|
+| publish (checks: write)  | sandbox, runners, reports, verify, git, action, docker |
+| sandbox                  | runners, reports, verify, git, action, publish, github |
+| reports, runners         | verify, action, publish, github                        |
+| verify                   | action, publish, github                                |
+| shared: models, markdown, errors, exit_codes, utf8 | everything above, docker     |
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "src" / "verify_pr"
+PR_SIDE = ("sandbox", "runners", "reports", "verify", "git", "action")
+FORBIDDEN: dict[str, tuple[str, ...]] = {
+    "publish": (*PR_SIDE, "docker"),
+    "sandbox": ("runners", "reports", "verify", "git", "action", "publish", "github"),
+    "reports": ("verify", "action", "publish", "github"),
+    "runners": ("verify", "action", "publish", "github"),
+    "verify": ("action", "publish", "github"),
+    "models": (*PR_SIDE, "publish", "github", "docker"),
+    "markdown": (*PR_SIDE, "publish", "github", "docker"),
+    "errors": (*PR_SIDE, "publish", "github", "docker"),
+    "exit_codes": (*PR_SIDE, "publish", "github", "docker"),
+    "utf8": (*PR_SIDE, "publish", "github", "docker"),
+}
+ENTRY_POINTS = {
+    "verify_pr.publish.main": FORBIDDEN["publish"],
+    "verify_pr.sandbox.cli": FORBIDDEN["sandbox"],
+    "verify_pr.sandbox.run": FORBIDDEN["sandbox"],
+    "verify_pr.verify.cli": FORBIDDEN["verify"],
+}
+
+
+def _top(module: str) -> str | None:
+    """The verify_pr part a module name belongs to (``verify_pr.git`` -> ``git``)."""
+    if module == "docker" or module.startswith("docker."):
+        return "docker"
+    if not module.startswith("verify_pr."):
+        return None
+    return module.split(".")[1]
+
+
+def _package_of(path: Path) -> tuple[str, ...]:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return parts[:-1] if parts[-1] != "__init__" else parts
+
+
+def _imports(source: str, package: tuple[str, ...]) -> list[str]:
+    """Every module an import statement names, at any depth (relative ones resolved)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join([*package[: len(package) - node.level + 1], base]).rstrip(".")
+            found.append(base)
+            found += [f"{base}.{alias.name}" for alias in node.names]
+    return found
+
+
+def _layer_files(layer: str) -> list[Path]:
+    single = PACKAGE / f"{layer}.py"
+    return [single] if single.is_file() else sorted((PACKAGE / layer).rglob("*.py"))
+
+
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
+def test_no_module_of_a_layer_imports_what_it_must_not(layer: str) -> None:
+    files = _layer_files(layer)
+    assert files, layer
+    bad = []
+    for path in files:
+        for module in _imports(path.read_text(encoding="utf-8"), _package_of(path)):
+            top = _top(module)
+            if top in FORBIDDEN[layer]:
+                bad.append(f"{path.relative_to(PACKAGE)} imports {module}")
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("entry", sorted(ENTRY_POINTS))
+def test_entry_point_loads_nothing_it_must_not(entry: str) -> None:
+    code = (
+        f"import importlib, sys\nimportlib.import_module({entry!r})\nprint('\\n'.join(sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True
+    )
+    loaded = {_top(m) for m in done.stdout.split()} - {None}
+    assert loaded, "the probe saw no verify_pr module: it is broken"
+    assert not loaded & set(ENTRY_POINTS[entry]), (entry, loaded & set(ENTRY_POINTS[entry]))
+
+
+def test_the_static_check_sees_imports_inside_functions() -> None:
+    """Positive control: imports hidden in a function body, relative or absolute, are found."""
+    source = (
+        "def f():\n    from verify_pr.verify import compare\n"
+        "def g():\n    from ..sandbox import run\n"
+        "def h():\n    import docker.errors\n"
+    )
+    found = {_top(m) for m in _imports(source, ("verify_pr", "publish"))}
+    assert {"verify", "sandbox", "docker"} <= found
+    assert {"verify", "sandbox", "docker"} <= set(FORBIDDEN["publish"])
