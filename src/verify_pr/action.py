@@ -133,11 +133,19 @@ def build_image(env: Mapping[str, str], stream: TextIO) -> int:
 
 def _shared_flags(settings: VerifySettings, out: Path) -> list[str]:
     """The flags ``verify-pr run`` and ``verify-pr compare`` take alike."""
+    if bool(settings.command) != bool(settings.report_format):
+        raise ConfigError("the inputs command and report-format go together")
+    if settings.command and settings.runner != "auto":
+        raise ConfigError("the inputs runner and command exclude each other")
+    suite = (
+        ["--command", settings.command, "--report-format", settings.report_format]
+        if settings.command
+        else ["--runner", settings.runner]
+    )
     return [
         "--image",
         settings.image,
-        "--runner",
-        settings.runner,
+        *suite,
         "--out",
         str(out),
         "--timeout",

@@ -9,6 +9,7 @@ against GitHub's OpenAPI description. The test ends at the check run the fake re
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -267,3 +268,43 @@ def test_compare_pr_to_check_run(
     assert "VERIFIED" in check["output"]["summary"]
     assert "FAIL_TO_PASS (1)" in check["output"]["summary"]
     assert "NOT TRUSTED" not in check["output"]["summary"]
+
+
+def test_compare_with_the_projects_own_command_through_the_step(
+    tmp_path: Path, webhook_payload: Callable[..., dict[str, Any]]
+) -> None:
+    """inputs command + report-format: compare runs the project's command on every side."""
+    require_docker(PYTHON_IMAGE)
+    workspace = tmp_path / "workspace"
+    base_sha, head_sha = _compare_checkout(workspace)
+    pull_request = webhook_payload("pull_request", "opened")
+    pull_request["pull_request"]["base"]["sha"] = base_sha
+    pull_request["pull_request"]["head"]["sha"] = head_sha
+    job = Job.create(
+        tmp_path / "verify-job",
+        {
+            "GITHUB_WORKSPACE": str(workspace),
+            "GITHUB_EVENT_NAME": "pull_request",
+            "GITHUB_EVENT_PATH": str(write_json(tmp_path / "pr.json", pull_request)),
+            "GITHUB_REPOSITORY": "Codertocat/Hello-World",
+            "GITHUB_RUN_ID": str(RUN_ID),
+        },
+    )
+    outputs, _ = run_composite(
+        VERIFY_ACTION,
+        job,
+        {
+            "image": PYTHON_IMAGE,
+            "mode": "compare",
+            "command": "python3 -P -m pytest -q -p no:cacheprovider --junitxml={report}",
+            "report-format": "junit",
+            "timeout": "120",
+        },
+        lambda *_: None,
+    )
+    log = "\n".join(job.log)
+    assert outputs["verdict"] == "VERIFIED", log
+    (proof,) = json.loads(outputs["fail-to-pass"])
+    assert proof.endswith("test_calc::test_add"), proof  # the command's junit has no file
+    result = json.loads((Path(outputs["result-dir"]) / "verify-pr-result.json").read_text())
+    assert result["verdict"] == "VERIFIED"

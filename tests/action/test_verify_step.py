@@ -383,3 +383,49 @@ def test_check_pull_refusal_goes_to_stderr(
     captured = capsys.readouterr()
     assert captured.out == ""
     assert "pull-image-digest needs a digest-pinned image" in captured.err
+
+
+COMMAND = "python3 -P -m pytest -p no:cacheprovider --junitxml={report}"
+
+
+@pytest.mark.parametrize("mode", ["run", "compare"])
+def test_command_and_report_format_reach_both_modes(env: dict[str, str], mode: str) -> None:
+    env.update(
+        {
+            "INPUT_MODE": mode,
+            "INPUT_COMMAND": COMMAND,
+            "INPUT_REPORT-FORMAT": "junit",
+            "GITHUB_EVENT_PATH": "/e.json",
+        }
+    )
+    settings = VerifySettings.from_env(env)
+    build = action.compare_argv if mode == "compare" else action.verifier_argv
+    argv = build(settings, Path("/o"))
+    assert argv[argv.index("--command") + 1] == COMMAND
+    assert argv[argv.index("--report-format") + 1] == "junit"
+    assert "--runner" not in argv
+
+
+@pytest.mark.parametrize(
+    ("inputs", "said"),
+    [
+        ({"INPUT_COMMAND": COMMAND}, "go together"),
+        ({"INPUT_REPORT-FORMAT": "junit"}, "go together"),
+        (
+            {"INPUT_COMMAND": COMMAND, "INPUT_REPORT-FORMAT": "junit", "INPUT_RUNNER": "pytest"},
+            "exclude each other",
+        ),
+    ],
+)
+def test_command_inputs_are_refused_when_incomplete(
+    env: dict[str, str], inputs: dict[str, str], said: str
+) -> None:
+    env.update(inputs)
+    with pytest.raises(ConfigError, match=said):
+        action.run(env, io.StringIO())
+
+
+def test_a_report_format_outside_the_list_is_refused(env: dict[str, str]) -> None:
+    env.update({"INPUT_COMMAND": COMMAND, "INPUT_REPORT-FORMAT": "tap"})
+    with pytest.raises(ConfigError, match="report-format"):
+        VerifySettings.from_env(env)
