@@ -173,8 +173,8 @@ def _compare(ns: argparse.Namespace) -> int:
         parse_number,
     )
     from verify_pr.sandbox.guard import check_out
-    from verify_pr.verify.compare import summary_markdown
     from verify_pr.verify.compare_run import CompareRequest, run_compare
+    from verify_pr.verify.compare_summary import summary_markdown
 
     if ns.event is not None and (ns.base is not None or ns.head is not None):
         raise InputRefused("--event excludes --base and --head")
