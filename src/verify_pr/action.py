@@ -152,7 +152,17 @@ def _shared_flags(settings: VerifySettings, out: Path) -> list[str]:
         str(settings.timeout),
         "--max-output",
         str(settings.max_output),
+        "--cpus",
+        settings.cpus or runner_cpus(),
+        "--memory",
+        settings.memory,
     ]
+
+
+def runner_cpus() -> str:
+    """The runner's cores (what the job may use), for suites with workers; 1 to 64."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return str(min(64, max(1, cores or 1)))
 
 
 def verifier_argv(settings: VerifySettings, out: Path) -> list[str]:
@@ -336,6 +346,7 @@ def fail_to_pass_output(result: CompareResult) -> str:
 def compare_argv(settings: VerifySettings, out: Path) -> list[str]:
     argv = [*HOST_PYTHON, "verify_pr.verify.cli", "compare", "--git", str(settings.repo)]
     argv += ["--event", settings.event_path, *_shared_flags(settings, out)]
+    argv += ["--flake-runs", str(settings.flake_runs)]
     if settings.strict_harness:
         argv.append("--strict-harness")
     return argv

@@ -34,6 +34,7 @@ from tests.action.runner_sim import Job, run_composite
 from tests.conftest import require_docker
 from tests.git_helpers import checkout, commit, git, init_repo
 from tests.github_fake.server import FakeGitHub
+from verify_pr.action import runner_cpus
 from verify_pr.publish import main as publish_main
 
 PYTHON_IMAGE = "verify-pr-python:local"
@@ -95,6 +96,9 @@ def test_pr_files_to_check_run(
         "fail-to-pass": "[]",
     }, log
     assert (Path(result_dir) / "verdict.json").is_file()
+    # the input cpus defaults to the runner's cores: the sandbox really got them
+    sandbox = json.loads((Path(result_dir) / "result.json").read_text())
+    assert sandbox["cpus"] == float(runner_cpus()) and sandbox["memory_bytes"] == 512 << 20
     assert [s.name for s in steps if not s.ran] == [
         "Pull the digest-pinned image",
         "Build the test image from the base commit",

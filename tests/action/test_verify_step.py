@@ -429,3 +429,25 @@ def test_a_report_format_outside_the_list_is_refused(env: dict[str, str]) -> Non
     env.update({"INPUT_COMMAND": COMMAND, "INPUT_REPORT-FORMAT": "tap"})
     with pytest.raises(ConfigError, match="report-format"):
         VerifySettings.from_env(env)
+
+
+def test_resources_default_to_the_runners_cores_and_reach_both_modes(env: dict[str, str]) -> None:
+    env.update({"INPUT_MODE": "compare", "GITHUB_EVENT_PATH": "/e.json"})
+    argv = action.compare_argv(VerifySettings.from_env(env), Path("/o"))
+    assert argv[argv.index("--cpus") + 1] == action.runner_cpus()
+    assert argv[argv.index("--memory") + 1] == "512m"
+    assert argv[argv.index("--flake-runs") + 1] == "3"
+    env.update({"INPUT_MODE": "run", "INPUT_CPUS": "1.5", "INPUT_MEMORY": "2g"})
+    argv = action.verifier_argv(VerifySettings.from_env(env), Path("/o"))
+    assert argv[argv.index("--cpus") + 1] == "1.5"
+    assert argv[argv.index("--memory") + 1] == "2g"
+    assert "--flake-runs" not in argv
+
+
+@pytest.mark.parametrize(
+    ("name", "value"), [("CPUS", "many"), ("MEMORY", "2t"), ("FLAKE-RUNS", "21")]
+)
+def test_bad_resource_inputs_are_refused(env: dict[str, str], name: str, value: str) -> None:
+    env[f"INPUT_{name}"] = value
+    with pytest.raises(ConfigError, match="invalid input"):
+        VerifySettings.from_env(env)
