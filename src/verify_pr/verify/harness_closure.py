@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from verify_pr.verify.compare import HARNESS_DIRS, is_harness_path
 
-MAX_WALK_ENTRIES = 200_000  # entries walked per tree
+MAX_WALK_ENTRIES = 500_000  # entries walked per tree (as the sandbox guard allows)
 MAX_CLOSURE_FILES = 2_000  # files in the closure
 MAX_SCAN_BYTES = 1 << 20  # bytes read of one file
 MAX_LINK_HOPS = 40
