@@ -35,7 +35,14 @@ _JS_RESOLVE = ("", *_JS_SUFFIXES, ".json")
 
 _IMPORT = re.compile(rb"(?m)(?:^|;)[ \t]*import[ \t]+([\w. \t,]+)")
 _FROM = re.compile(rb"(?m)(?:^|;)[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(\([^)]*\)|[^\n#;]*)")
-_STRING = re.compile(rb"""(['"`])([^'"`\n\\]{1,300})\1""")
+# Quoted strings (escapes skipped, so a backslash cannot shift the pairing), and, as a net
+# for quote games in comments, every unquoted run of path characters.
+_SINGLE = rb"'((?:[^'\\\n]|\\.)*)'"
+_DOUBLE = rb'"((?:[^"\\\n]|\\.)*)"'
+_PY_STRING = re.compile(_SINGLE + b"|" + _DOUBLE)
+_JS_STRING = re.compile(_SINGLE + b"|" + _DOUBLE + rb"|`((?:[^`\\]|\\.)*)`")
+_PATH_TOKEN = re.compile(rb"[\w@.<>/$~+-]+")
+MAX_STRING_CHARS = 300
 _PLUGIN_FLAG = re.compile(rb"(?:^|[\s\"'=\[,])-p[ \t]*([\w.]+)")
 _MODULE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
@@ -203,9 +210,14 @@ def _string_targets(view: _View, path: str, text: bytes, modules: bool) -> list[
     module (pytest_plugins, import_module)."""
     folder = PurePosixPath(path).parent
     found: list[str] = []
-    for match in _STRING.finditer(text):
-        value = match.group(2).decode("utf-8", "replace").strip()
-        if modules and _MODULE.fullmatch(value):
+    quoted = (_PY_STRING if modules else _JS_STRING).finditer(text)
+    values = [(m.group(m.lastindex or 1), True) for m in quoted]
+    values += [(m.group(0), False) for m in _PATH_TOKEN.finditer(text)]
+    for raw, was_quoted in values:
+        if not raw or len(raw) > MAX_STRING_CHARS:
+            continue
+        value = raw.decode("utf-8", "replace").strip()
+        if modules and was_quoted and _MODULE.fullmatch(value):
             for root in _roots(path):
                 found += _module_files(view, root, value)
         if "/" not in value and not value.endswith(_SCANNED):

@@ -50,6 +50,8 @@ def scan_one(
         ("importlib.import_module('helper')\n", {"helper.py": ""}, "helper.py"),
         ("exec(open('tools/h.py').read())\n", {"tools/h.py": ""}, "tools/h.py"),
         ("import mylib\n", {"src/mylib/__init__.py": ""}, "src/mylib/__init__.py"),
+        ("p = ['a\\\\b', 'plugins.force']\n", {"plugins/force.py": ""}, "plugins/force.py"),
+        ("x = \"it's\"; y = ['plugins.force']\n", {"plugins/force.py": ""}, "plugins/force.py"),
     ],
 )
 def test_python_import_forms_reach_the_module(
@@ -102,6 +104,9 @@ def test_code_no_harness_file_reaches_is_not_harness(tmp_path: Path) -> None:
             "setup/run.ts",
         ),
         ("jest.config.js", "setupFiles: ['<rootDir>/s.js']", {"s.js": ""}, "s.js"),
+        ("jest.config.js", "// it's ['./s.js']", {"s.js": ""}, "s.js"),
+        ("jest.config.js", "t: ['a\\\\b', './s.js']", {"s.js": ""}, "s.js"),
+        ("jest.config.js", "// a ` tick\nsetupFiles: ['./s.js']", {"s.js": ""}, "s.js"),
         ("package.json", '{"jest": {"setupFiles": ["./s.js"]}}', {"s.js": ""}, "s.js"),
         (
             "pytest.ini",
