@@ -272,6 +272,36 @@ class HardenedGit:
             raise GitError("the list of changed paths is too large")
         return parse_nul_list(done.stdout)
 
+    def renamed_paths(self, base: str, head: str) -> list[tuple[bytes, bytes]]:
+        """(old, new) for every rename or copy git detects between the two trees."""
+        self.require_commit(base, "base")
+        self.require_commit(head, "head")
+        done = self._run_raw(
+            [
+                "diff",
+                "--name-status",
+                "-z",
+                "-M",
+                "-C",
+                "--no-ext-diff",
+                "--no-textconv",
+                base,
+                head,
+                "--",
+            ]
+        )
+        if len(done.stdout) > MAX_DIFF_BYTES:
+            raise GitError("the list of changed paths is too large")
+        fields, pairs, i = parse_nul_list(done.stdout), [], 0
+        while i < len(fields):
+            status = fields[i][:1]
+            if status in (b"R", b"C") and i + 2 < len(fields):
+                pairs.append((fields[i + 1], fields[i + 2]))
+                i += 3
+            else:
+                i += 2
+        return pairs
+
     def merge_bases(self, base: str, head: str) -> list[str]:
         """Every best common ancestor (none for unrelated histories)."""
         self.require_commit(base, "base")

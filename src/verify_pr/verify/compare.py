@@ -231,6 +231,7 @@ class Evidence:
     unconfirmed: tuple[str, ...] = ()  # FAIL_TO_PASS ids that could not be re-run alone
     reruns: int = 0
     refusal: str | None = None  # nothing ran: conflicts, already merged...
+    harness_notes: tuple[str, ...] = ()  # harness beyond names, empty submodules (closure)
 
 
 @dataclass(frozen=True)
@@ -310,6 +311,7 @@ def decide(
             f"the PR changes {len(harness_changed)} file(s) that judge it ({shown}): "
             "rerun with --strict-harness to run head's tests with base's harness"
         )
+    reasons += ev.harness_notes
     new_tamper = [s for s in head.outcome.tamper if s not in base.outcome.tamper]
     if new_tamper:
         reasons.append(f"head adds harness tamper signals: {'; '.join(new_tamper)[:300]}")

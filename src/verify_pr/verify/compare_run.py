@@ -29,7 +29,7 @@ from verify_pr.models.transitions import FAILING, classify
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.sandbox.resources import DEFAULT_RESOURCES, Resources
 from verify_pr.sandbox.run import SandboxRun
-from verify_pr.verify import compare
+from verify_pr.verify import compare, harness_closure
 from verify_pr.verify.suite import SuiteOutcome, SuitePlan
 from verify_pr.verify.testpaths import TestPathRule, rule_for, split
 
@@ -74,6 +74,7 @@ class _Trees:
     context: compare.Context
     changed: list[str]
     refusal: str | None = None
+    renames: tuple[tuple[str, str], ...] = ()
 
 
 def run_compare(request: CompareRequest) -> CompareRun:
@@ -93,7 +94,8 @@ def run_compare(request: CompareRequest) -> CompareRun:
         base_plan = _plan(request, trees.base)
         rule = rule_for(trees.base, base_plan.runner)
         tests, code = split(trees.changed, rule)
-        harness = compare.harness_files(trees.changed)
+        scan = harness_closure.scan(trees.base, trees.after, trees.changed, trees.renames)
+        harness = list(scan.paths)
         before_tree = trees.base
         if tests:
             before_tree = _copy(trees.base, work / "before")
@@ -125,6 +127,7 @@ def run_compare(request: CompareRequest) -> CompareRun:
             flaky=confirm.flaky,
             unconfirmed=confirm.unconfirmed,
             reruns=request.flake_runs if confirm.checked else 0,
+            harness_notes=tuple(scan.reasons(request.strict_harness)),
         )
         result = compare.build_result(
             base_sha,
@@ -159,8 +162,12 @@ def _export(request: CompareRequest, base_sha: str, head_sha: str, work: Path) -
             ctx = compare.Context(CompareMethod.NONE, merge_base=first)
             return _Trees(empty, empty, ctx, [], why)
         changed: set[str] = set()
+        renames: set[tuple[str, str]] = set()
         for merge_base in merge_bases:  # criss-cross history: every best base counts
             changed.update(decode_path(p) for p in git.changed_paths(merge_base, head_sha))
+            renames.update(
+                (decode_path(a), decode_path(b)) for a, b in git.renamed_paths(merge_base, head_sha)
+            )
         if base_sha in merge_bases:
             ctx = compare.Context(CompareMethod.HEAD, merge_base=first)
             after = git.export(head_sha, work, "head")
@@ -179,7 +186,7 @@ def _export(request: CompareRequest, base_sha: str, head_sha: str, work: Path) -
                 return _Trees(empty, empty, ctx, sorted(changed), why)
             after = git.export_tree(merge.tree, work, "merge")
         base = git.export(base_sha, work, "base")
-    return _Trees(base, after, ctx, sorted(changed))
+    return _Trees(base, after, ctx, sorted(changed), renames=tuple(sorted(renames)))
 
 
 def _with_split(

@@ -108,6 +108,16 @@ def test_changed_paths_are_nul_separated_bytes(tmp_path: Path) -> None:
     assert hgit.decode_path(weird) == os.fsdecode(weird)
 
 
+def test_renamed_paths_pair_old_and_new_names(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "src")
+    base = commit(repo, {"conftest.py": "x = 1\n" * 20, "keep.py": "k\n"})
+    git(repo, "mv", "conftest.py", "plug ins.py")
+    head = commit(repo, {"keep.py": "changed\n"})
+    with hgit.HardenedGit(repo) as g:
+        assert g.renamed_paths(base, head) == [(b"conftest.py", b"plug ins.py")]
+        assert g.renamed_paths(base, base) == []
+
+
 def test_parse_nul_list() -> None:
     assert hgit.parse_nul_list(b"") == []
     assert hgit.parse_nul_list(b"a\0b c\0") == [b"a", b"b c"]

@@ -492,3 +492,16 @@ def test_load_failure_stand_ins(
 ) -> None:
     case = TestCase.build(name=name, classname=classname, file="f.py", line=None, status=status)
     assert cmp.is_load_failure(case) is stand_in
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_harness_notes_are_reasons_that_block_verified(strict: bool) -> None:
+    note = "vendor/lib: a submodule the export leaves empty"
+    ev = cmp.Evidence(harness_notes=(note,))
+    base, head = _outcome(FIXED_BASE), _outcome(FIXED_HEAD)
+    result = cmp.build_result(BASE_SHA, HEAD_SHA, base, head, [], strict, evidence=ev)
+    assert result.verdict is CompareVerdict.NOT_PROVEN
+    assert note in result.reasons
+    # positive control: the same runs without the note are VERIFIED
+    plain = cmp.build_result(BASE_SHA, HEAD_SHA, base, head, [], strict)
+    assert plain.verdict is CompareVerdict.VERIFIED
