@@ -144,8 +144,8 @@ def direct_pytest(
 
 
 def direct_node(tree: Path, runner: str) -> tuple[int, tuple[int, int, int, int, int]]:
-    """jest or vitest itself, in the same image and lockdown, counted from its own JSON report
-    (a suite that failed to run is one error, as verify-pr counts it)."""
+    """jest or vitest itself, in the same image and lockdown, counted from its own JSON report:
+    each test by its status, and each file that failed outside any test as one error."""
     script = (
         "cp -R /repo/. /work/ && cd /work && "
         f"{_NODE_DIRECT[runner]} >/tmp/log 2>&1; rc=$?; "
@@ -181,10 +181,19 @@ def direct_node(tree: Path, runner: str) -> tuple[int, tuple[int, int, int, int,
     )
     assert proc.stdout.strip(), proc.stderr
     report = json.loads(proc.stdout)
-    passed = report["numPassedTests"]
-    failed = report["numFailedTests"]
-    error = report["numRuntimeErrorTestSuites"]
-    skipped = report["numPendingTests"] + report["numTodoTests"]
+    suites = report["testResults"]
+    results = [a["status"] for suite in suites for a in suite["assertionResults"]]
+    passed = results.count("passed")
+    failed = results.count("failed")
+    assert (passed, failed) == (report["numPassedTests"], report["numFailedTests"]), report
+    skipped = sum(r in ("skipped", "pending", "todo", "disabled") for r in results)
+    # A file that failed with no failed test in it failed to load (jest's own summary line
+    # counts it as a failed suite; vitest's JSON has no runtime-error count at all).
+    error = sum(
+        suite["status"] == "failed"
+        and not any(a["status"] == "failed" for a in suite["assertionResults"])
+        for suite in suites
+    )
     return proc.returncode, (passed + failed + error + skipped, passed, failed, error, skipped)
 
 
