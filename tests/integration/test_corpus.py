@@ -251,3 +251,20 @@ def test_broken_src_tree_with_the_good_package_in_the_image_is_never_pass(
     # The tree's copy ran (pytest itself registers plugins through it): its error is named.
     assert any("RuntimeError: broken" in r for r in reasons), reasons
     # Control: the unbroken tree is PASS with the direct run's counts (the parametrized test).
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_broken_npm_tarball_is_never_pass(tmp_path: Path) -> None:
+    # jest-when's code broken in the tree: its own suite must not PASS (the control is the
+    # unbroken tarball, PASS with the direct run's counts in the parametrized test).
+    require_docker(NODE_IMAGE)
+    (entry,) = [e for e in MANIFEST["npm"] if e["name"] == "jest-when"]
+    tree = unpack(fetch_npm(entry), tmp_path / "src")
+    code = tree / "src" / "when.js"
+    code.write_text("throw new Error('jest-when broken')\n" + code.read_text())
+    run = verify_pr(tree, NODE_IMAGE, tmp_path / "out", "--runner", "jest", "--timeout", "300")
+    reasons = run.verdict["reasons"]
+    assert run.verdict["verdict"] == "FAIL" and run.code == 1, reasons
+    # Each test requires the module in its beforeEach: every one of the 85 fails on it.
+    assert counts(run.verdict) == (85, 0, 85, 0, 0), reasons
