@@ -21,6 +21,12 @@ ROOT = Path(__file__).resolve().parents[1]
 MANIFEST = json.loads((ROOT / "corpus" / "manifest.json").read_text())
 CACHE = ROOT / ".cache" / "corpus"
 PYTHON_IMAGE = "verify-pr-python:local"
+NODE_IMAGE = "verify-pr-node:local"
+# The runner's own JSON report, read in the same image: the command without verify-pr's flags.
+_NODE_DIRECT = {
+    "jest": "jest --ci --json --outputFile=/tmp/direct.json",
+    "vitest": "vitest run --configLoader runner --reporter=json --outputFile.json=/tmp/direct.json",
+}
 _SUMMARY_WORD = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected)")
 
 
@@ -42,6 +48,32 @@ def fetch(entry: dict[str, Any]) -> Path:
                 "-d",
                 str(CACHE),
                 f"{entry['name']}=={entry['version']}",
+            ],
+            capture_output=True,
+            timeout=300,
+            check=True,
+        )
+    digest = hashlib.sha256(archive.read_bytes()).hexdigest()
+    if digest != entry["sha256"]:
+        archive.unlink()
+        pytest.fail(f"{archive.name}: sha256 {digest} is not the pinned {entry['sha256']}")
+    return archive
+
+
+def fetch_npm(entry: dict[str, Any]) -> Path:
+    """The registry tarball, downloaded once into the cache with npm pack (no install, no
+    scripts), checked against its pinned sha256."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    archive = CACHE / entry["file"]
+    if not archive.exists():
+        subprocess.run(
+            [
+                "npm",
+                "pack",
+                "--ignore-scripts",
+                "--pack-destination",
+                str(CACHE),
+                f"{entry['name']}@{entry['version']}",
             ],
             capture_output=True,
             timeout=300,
@@ -111,6 +143,78 @@ def direct_pytest(
     return proc.returncode, (passed + failed + error + skipped, passed, failed, error, skipped)
 
 
+def direct_node(tree: Path, runner: str) -> tuple[int, tuple[int, int, int, int, int]]:
+    """jest or vitest itself, in the same image and lockdown, counted from its own JSON report:
+    each test by its status, and each file that failed outside any test as one error."""
+    script = (
+        "cp -R /repo/. /work/ && cd /work && "
+        f"{_NODE_DIRECT[runner]} >/tmp/log 2>&1; rc=$?; "
+        "cat /tmp/direct.json || tail -n 40 /tmp/log >&2; exit $rc"
+    )
+    proc = subprocess.run(
+        [
+            "docker",
+            "run",
+            "--rm",
+            "--network",
+            "none",
+            "--user",
+            "65534:65534",
+            "--read-only",
+            "--tmpfs",
+            "/work:exec,size=256m,uid=65534,gid=65534",
+            "--tmpfs",
+            "/tmp:size=64m",
+            "-e",
+            "HOME=/work",
+            "-v",
+            f"{tree}:/repo:ro",
+            NODE_IMAGE,
+            "sh",
+            "-c",
+            script,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.stdout.strip(), proc.stderr
+    report = json.loads(proc.stdout)
+    suites = report["testResults"]
+    results = [a["status"] for suite in suites for a in suite["assertionResults"]]
+    passed = results.count("passed")
+    failed = results.count("failed")
+    assert (passed, failed) == (report["numPassedTests"], report["numFailedTests"]), report
+    skipped = sum(r in ("skipped", "pending", "todo", "disabled") for r in results)
+    # A file that failed with no failed test in it failed to load (jest's own summary line
+    # counts it as a failed suite; vitest's JSON has no runtime-error count at all).
+    error = sum(
+        suite["status"] == "failed"
+        and not any(a["status"] == "failed" for a in suite["assertionResults"])
+        for suite in suites
+    )
+    return proc.returncode, (passed + failed + error + skipped, passed, failed, error, skipped)
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+@pytest.mark.parametrize("entry", MANIFEST["npm"], ids=lambda e: f"{e['name']}-{e['version']}")
+def test_npm_tarball_matches_its_runner(entry: dict[str, Any], tmp_path: Path) -> None:
+    require_docker(NODE_IMAGE)
+    tree = unpack(fetch_npm(entry), tmp_path / "src")
+    runner = entry["runner"]
+    code, expected = direct_node(tree, runner)
+    run = verify_pr(tree, NODE_IMAGE, tmp_path / "out", "--runner", runner, "--timeout", "300")
+    v = run.verdict
+    assert counts(v) == expected, v.get("reasons")
+    direct_ok = code == 0 and expected[2] == expected[3] == 0 and expected[0] > expected[4]
+    assert v["verdict"] == ("PASS" if direct_ok else "FAIL"), v["reasons"]
+    assert run.code == (0 if direct_ok else 1)
+    # A real suite, not an empty one that both sides agree on.
+    assert expected[1] >= entry["min_passed"], expected
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("entry", MANIFEST["pypi"], ids=lambda e: f"{e['name']}-{e['version']}")
 def test_pypi_sdist_matches_pytest(entry: dict[str, Any], tmp_path: Path) -> None:
@@ -147,3 +251,20 @@ def test_broken_src_tree_with_the_good_package_in_the_image_is_never_pass(
     # The tree's copy ran (pytest itself registers plugins through it): its error is named.
     assert any("RuntimeError: broken" in r for r in reasons), reasons
     # Control: the unbroken tree is PASS with the direct run's counts (the parametrized test).
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_broken_npm_tarball_is_never_pass(tmp_path: Path) -> None:
+    # jest-when's code broken in the tree: its own suite must not PASS (the control is the
+    # unbroken tarball, PASS with the direct run's counts in the parametrized test).
+    require_docker(NODE_IMAGE)
+    (entry,) = [e for e in MANIFEST["npm"] if e["name"] == "jest-when"]
+    tree = unpack(fetch_npm(entry), tmp_path / "src")
+    code = tree / "src" / "when.js"
+    code.write_text("throw new Error('jest-when broken')\n" + code.read_text())
+    run = verify_pr(tree, NODE_IMAGE, tmp_path / "out", "--runner", "jest", "--timeout", "300")
+    reasons = run.verdict["reasons"]
+    assert run.verdict["verdict"] == "FAIL" and run.code == 1, reasons
+    # Each test requires the module in its beforeEach: every one of the 85 fails on it.
+    assert counts(run.verdict) == (85, 0, 85, 0, 0), reasons
