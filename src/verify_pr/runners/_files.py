@@ -144,6 +144,35 @@ def find_named(tree: Path, filename: str) -> tuple[list[str], bool]:
     return sorted(found), False
 
 
+def walk(tree: Path) -> tuple[list[str], list[str], bool]:
+    """Repo-relative (directories, files) under ``tree``, links not followed, and whether the
+    walk stopped at its entry cap. A skipped directory (node_modules, .git...) is listed but
+    not entered."""
+    dirs: list[str] = []
+    files: list[str] = []
+    seen = 0
+    for dirpath, dirnames, filenames in os.walk(tree, followlinks=False):
+        here = Path(dirpath).relative_to(tree)
+        dirs.extend(str(here / d) for d in dirnames)
+        files.extend(str(here / f) for f in filenames)
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+        seen += len(dirnames) + len(filenames)
+        if seen > MAX_WALK_ENTRIES:
+            return sorted(dirs), sorted(files), True
+    return sorted(dirs), sorted(files), False
+
+
+def read_nested_text(tree: Path, relpath: str) -> str | None:
+    """Like read_text for a path the walk found (the last component is never followed)."""
+    parts = Path(relpath).parts
+    if not parts or any(part in ("", ".", "..") for part in parts) or Path(relpath).is_absolute():
+        raise ValueError(f"not a repo-relative path: {relpath!r}")
+    parent = tree.joinpath(*parts[:-1])
+    if any(p.is_symlink() for p in (parent, *parent.parents) if p != tree and tree in p.parents):
+        return None
+    return read_text(parent, parts[-1])
+
+
 def _check_name(name: str) -> None:
     # Only fixed, top-level names from our own code reach here; refuse anything else loudly.
     if not name or "/" in name or name in (".", ".."):
