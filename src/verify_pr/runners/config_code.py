@@ -19,6 +19,10 @@ from verify_pr.runners import _files
 
 PYTEST, JEST, VITEST, BUN = "pytest", "jest", "vitest", "bun"
 NODE_RUNNERS = (JEST, VITEST, BUN)
+# A finding that swaps the runner's own code for the tree's (a node_modules the runner loads
+# its packages from, compiled modules without a source): its signal starts with this, and the
+# verdict rules never give PASS beside it (``verify.rules``).
+REPLACES_RUNNER = "the tree replaces part of the runner: "
 # Python source read while looking for pytest_plugins: beyond this the scan stops, and says so.
 MAX_SCAN_BYTES = 32 * 1024 * 1024
 
@@ -69,9 +73,11 @@ class Finding:
     why: str
     runners: tuple[str, ...]
     where: str = ""  # how to name it in a reason, when not the bare path
+    replaces_runner: bool = False  # the runner's own code comes from the tree
 
     def signal(self) -> str:
-        return f"{self.where or self.path}: {self.why}"
+        prefix = REPLACES_RUNNER if self.replaces_runner else ""
+        return f"{prefix}{self.where or self.path}: {self.why}"
 
 
 def findings(tree: Path, runner: str | None = None) -> list[Finding]:
@@ -142,7 +148,7 @@ def _pytest(tree: Path, files: list[str]) -> list[Finding]:
         )
         if compiled:
             why = "compiled Python module: it runs without (or instead of) a readable source"
-            found.append(Finding(path, why, (PYTEST,)))
+            found.append(Finding(path, why, (PYTEST,), replaces_runner=True))
     found += _module_shadows(tree)
     return found
 
@@ -325,12 +331,12 @@ def _node_modules(tree: Path, dirs: list[str], runner: str | None) -> list[Findi
             "a node_modules in the tree: the runner resolves packages here before the image's "
             "(environments, transformers, plugins), so their code runs"
         )
-        found.append(Finding(path, why, NODE_RUNNERS))
+        found.append(Finding(path, why, NODE_RUNNERS, replaces_runner=True))
     for name in ("jest", "jest-cli"):
         path = f"node_modules/{name}"
         if (tree / "node_modules").is_dir() and _existing(tree, path) is not None:
             why = "the image's jest hands the whole run over to this copy (import-local)"
-            found.append(Finding(path, why, (JEST,)))
+            found.append(Finding(path, why, (JEST,), replaces_runner=True))
     return found
 
 

@@ -10,6 +10,7 @@ from typing import assert_never
 from verify_pr.models.report import RedFlag, TestReport, TestStatus, clean_text
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict
+from verify_pr.runners.config_code import REPLACES_RUNNER
 
 _MISSING_TOOL = re.compile(
     rb"(not found|No module named|ModuleNotFoundError|Cannot find module|command not found)"
@@ -106,6 +107,14 @@ def _from_report(
         return _not_proven(
             f"the runner exited {sandbox.exit_code} but its report shows no failure: "
             "exit code and report disagree",
+            tamper,
+        )
+    replaced = [s for s in tamper if s.startswith(REPLACES_RUNNER)]
+    if replaced:
+        # Not the image's runner that ran, or code nobody can read: its pass proves nothing.
+        return _not_proven(
+            f"{len(replaced)} part(s) of the runner came from the tree, not the image: "
+            "a pass cannot be vouched for (run on a clean checkout without them)",
             tamper,
         )
     reasons = [f"{executed} test(s) executed, none failed; runner exited 0"]
