@@ -8,6 +8,7 @@ real failure evidence, plus a red flag.
 
 from __future__ import annotations
 
+import json
 from enum import StrEnum
 from typing import Annotated, Literal
 
@@ -102,6 +103,7 @@ def parse_jest_json(
         report = _Report.model_validate_json(data)
     except ValidationError as exc:  # also bad UTF-8, bad JSON and over-deep nesting
         raise validation_report_error(what, exc) from exc
+    _refuse_duplicate_keys(data, what)
     if dialect is JsonDialect.JEST and (
         report.numRuntimeErrorTestSuites is None or report.wasInterrupted is None
     ):
@@ -121,6 +123,29 @@ def parse_jest_json(
         red_flags=flags,
         runner=str(dialect),
     )
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _no_repeats(pairs: list[tuple[str, object]]) -> None:
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise _DuplicateKey(key)
+        seen.add(key)
+
+
+def _refuse_duplicate_keys(data: bytes, what: str) -> None:
+    """A key twice in one object: readers disagree on which one counts (we would read the last
+    ``"success"``, another tool the first), so the report says two things and is refused."""
+    try:
+        json.loads(data, object_pairs_hook=_no_repeats)
+    except _DuplicateKey as exc:
+        raise ReportError(f"{what}: key {str(exc)[:80]!r} appears twice in one object") from None
+    except (ValueError, RecursionError) as exc:  # pydantic read it; be safe if json cannot
+        raise ReportError(f"{what}: not plain JSON ({type(exc).__name__})") from None
 
 
 def _suite_cases(suite: _Suite, tree_root: str, flags: list[RedFlag]) -> list[TestCase]:
@@ -145,12 +170,17 @@ def _suite_cases(suite: _Suite, tree_root: str, flags: list[RedFlag]) -> list[Te
 
 def _assertion_case(a: _Assertion, file: str | None) -> TestCase:
     line = a.location.line if a.location is not None and a.location.line >= 1 else None
+    status = _STATUS[a.status]
+    if a.failureMessages:
+        # A failure message is failure evidence whatever the status says: a todo, pending,
+        # skipped (or passed) case that carries one counts as failed.
+        status = TestStatus.FAILED
     return TestCase.build(
         name=a.title,
         classname=" > ".join(a.ancestorTitles) or None,
         file=file,
         line=line,
-        status=_STATUS[a.status],
+        status=status,
         message="\n".join(a.failureMessages) or None,
         duration_s=None if a.duration is None else a.duration / 1000,
     )

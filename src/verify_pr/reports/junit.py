@@ -94,6 +94,7 @@ def parse_junit(
         raise ReportError(f"JUnit report: {len(data)} bytes, over the {caps.max_bytes} cap")
     root = _read_tree(data, caps)
     _check_suite_counts(root)
+    _check_placement(root)
     flags: list[RedFlag] = []
     cases = [_testcase(el, dialect, tree_root, flags) for el in root.iter("testcase")]
     if _declared_totals_disagree(root, cases):
@@ -215,11 +216,42 @@ def _testcase(el: Element, dialect: JunitDialect, tree_root: str, flags: list[Re
     )
 
 
+def _check_placement(root: Element) -> None:
+    """Every ``<testcase>`` sits directly in a ``<testsuite>`` (or the root) and, when the
+    report declares totals anywhere, inside a suite that declares them: a testcase tucked into
+    ``<properties>`` or ``<system-out>``, or beside the counted suites where no total covers
+    it, is one no writer makes. (With no totals at all every testcase is still counted.)"""
+    uncounted = not any(_has_counts(e) for e in root.iter() if e.tag in ROOTS)
+
+    def walk(el: Element, counted: bool) -> None:
+        for child in el:
+            if child.tag == "testcase":
+                if el.tag not in ROOTS:
+                    raise ReportError(
+                        f"JUnit report: <testcase> inside <{str(el.tag)[:80]}>, not a suite"
+                    )
+                if not counted and not uncounted:
+                    raise ReportError(
+                        "JUnit report: <testcase> outside any suite that declares its totals"
+                    )
+            elif child.tag in ROOTS:
+                walk(child, counted or _has_counts(child))
+            else:
+                walk(child, counted)
+
+    walk(root, _has_counts(root))
+
+
 def _status(el: Element) -> tuple[TestStatus, Element | None]:
     worst: Element | None = None
-    for child in el:
+    direct = set(map(id, el))
+    for child in el.iter():
+        if child is el:
+            continue
         rank = _RESULT_RANK.get(str(child.tag))
-        if rank is not None and (worst is None or rank > _RESULT_RANK[str(worst.tag)]):
+        if rank is None or (id(child) not in direct and child.tag == "skipped"):
+            continue  # a result counts as a direct child; failure and error at any depth
+        if worst is None or rank > _RESULT_RANK[str(worst.tag)]:
             worst = child
     if worst is None:
         return TestStatus.PASSED, None
@@ -269,12 +301,16 @@ def _declared_totals_disagree(root: Element, cases: list[TestCase]) -> bool:
     return (tests is not None and tests != len(cases)) or bad > counted_bad
 
 
+def _outermost_counted(el: Element) -> list[Element]:
+    if el.tag in ROOTS and _has_counts(el):
+        return [el]
+    return [s for child in el if child.tag in ROOTS for s in _outermost_counted(child)]
+
+
 def _declared(root: Element) -> tuple[int | None, int] | None:
-    """(tests, failures+errors) that the root says; sums the top suites when it is silent."""
-    if _has_counts(root):
-        suites = [root]
-    else:
-        suites = [s for s in root if s.tag == "testsuite" and _has_counts(s)]
+    """(tests, failures+errors) that the root says; sums the outermost counted suites when it
+    is silent (every testcase is inside one of them: _check_placement)."""
+    suites = _outermost_counted(root)
     if not suites:
         return None
     tests: int | None = 0
