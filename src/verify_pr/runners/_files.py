@@ -50,26 +50,40 @@ def entry(tree: Path, name: str) -> Entry:
 def read_text(tree: Path, name: str) -> str | None:
     """A top-level regular file as UTF-8 text; None if absent, a link, special, big or binary."""
     _check_name(name)
-    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-    try:
-        fd = os.open(tree / name, flags)
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_CONFIG_BYTES:
-            return None
-        data = os.read(fd, MAX_CONFIG_BYTES + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    if len(data) > MAX_CONFIG_BYTES:
+    data = _read_bytes(tree / name, MAX_CONFIG_BYTES)
+    if data is None:
         return None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         return None
+
+
+def _read_bytes(path: Path, limit: int) -> bytes | None:
+    """A regular file's bytes (the last component never followed); None if over ``limit``."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    return None if len(data) > limit else data
 
 
 def read_json_object(tree: Path, name: str) -> dict[str, Any] | None:
@@ -162,15 +176,17 @@ def walk(tree: Path) -> tuple[list[str], list[str], bool]:
     return sorted(dirs), sorted(files), False
 
 
-def read_nested_text(tree: Path, relpath: str) -> str | None:
-    """Like read_text for a path the walk found (the last component is never followed)."""
+def read_nested_bytes(tree: Path, relpath: str, limit: int) -> bytes | None:
+    """The bytes of a file the walk found (no component followed if it is a link)."""
     parts = Path(relpath).parts
     if not parts or any(part in ("", ".", "..") for part in parts) or Path(relpath).is_absolute():
         raise ValueError(f"not a repo-relative path: {relpath!r}")
-    parent = tree.joinpath(*parts[:-1])
-    if any(p.is_symlink() for p in (parent, *parent.parents) if p != tree and tree in p.parents):
-        return None
-    return read_text(parent, parts[-1])
+    here = tree
+    for part in parts[:-1]:
+        here = here / part
+        if here.is_symlink():
+            return None
+    return _read_bytes(here / parts[-1], limit)
 
 
 def _check_name(name: str) -> None:

@@ -23,8 +23,10 @@ NODE_RUNNERS = (JEST, VITEST, BUN)
 # its packages from, compiled modules without a source): its signal starts with this, and the
 # verdict rules never give PASS beside it (``verify.rules``).
 REPLACES_RUNNER = "the tree replaces part of the runner: "
-# Python source read while looking for pytest_plugins: beyond this the scan stops, and says so.
-MAX_SCAN_BYTES = 32 * 1024 * 1024
+# Python source read while looking for pytest_plugins: beyond this the scan stops, and says so
+# (fail closed); one file over MAX_MODULE_BYTES is not read, and is named.
+MAX_SCAN_BYTES = 256 * 1024 * 1024
+MAX_MODULE_BYTES = 16 * 1024 * 1024
 
 _JS_EXTS = ("js", "ts", "mjs", "cjs", "mts", "cts")
 JEST_JS_CONFIGS = tuple(f"jest.config.{e}" for e in _JS_EXTS)
@@ -95,9 +97,9 @@ def findings(tree: Path, runner: str | None = None) -> list[Finding]:
     if runner in (None, BUN):
         found += _bun_refs(tree)
     if capped:
-        found.append(
-            Finding(".", "the tree is too big to scan for config that runs code", ("all",))
-        )
+        # fail closed: what the scan did not reach could be any of the above
+        why = "the tree is too big to scan for config that runs code: not all inspected"
+        found.append(Finding(".", why, ("all",), replaces_runner=True))
     unique = {(f.path, f.why): f for f in found if runner is None or _concerns(f, runner)}
     return list(unique.values())
 
@@ -186,14 +188,17 @@ def _pytest_plugins_in_modules(tree: Path, files: list[str]) -> list[Finding]:
     for path in files:
         if not path.endswith(".py") or PurePosixPath(path).name == "conftest.py":
             continue  # conftest.py files are reported on their own
-        text = _files.read_nested_text(tree, path)
-        if text is None:
+        data = _files.read_nested_bytes(tree, path, MAX_MODULE_BYTES)
+        if data is None:  # a link (its target is scanned itself), or too big
+            if (tree / path).is_file() and not (tree / path).is_symlink():
+                why = "a Python file too big to scan for pytest_plugins: not inspected"
+                found.append(Finding(path, why, (PYTEST,)))
             continue
-        budget -= len(text)
+        budget -= len(data)
         if budget < 0:
             why = "too much Python source to scan for pytest_plugins: not all inspected"
-            return [*found, Finding(".", why, (PYTEST,))]
-        if _PYTEST_PLUGINS.search(text.encode("utf-8", "replace")):
+            return [*found, Finding(".", why, (PYTEST,), replaces_runner=True)]
+        if _PYTEST_PLUGINS.search(data):  # bytes: any source encoding spells it in ASCII
             why = "names pytest_plugins: pytest loads those plugins, which run inside it"
             found.append(Finding(path, why, (PYTEST,)))
     return found
@@ -332,6 +337,11 @@ def _node_modules(tree: Path, dirs: list[str], runner: str | None) -> list[Findi
             "(environments, transformers, plugins), so their code runs"
         )
         found.append(Finding(path, why, NODE_RUNNERS, replaces_runner=True))
+    for name in (".node_modules", ".node_libraries"):
+        if _files.entry(tree, name) is not _files.Entry.ABSENT:
+            # HOME=/work: Node's global folders, where require() looks when all else fails
+            why = "Node's global module folder under HOME=/work: require() falls back to it"
+            found.append(Finding(name, why, NODE_RUNNERS, replaces_runner=True))
     for name in ("jest", "jest-cli"):
         path = f"node_modules/{name}"
         if (tree / "node_modules").is_dir() and _existing(tree, path) is not None:

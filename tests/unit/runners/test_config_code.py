@@ -156,6 +156,21 @@ def test_pytest_plugins_in_any_test_module(tmp_path: Path) -> None:
     assert "tests/test_a.py" in code_running_config(tmp_path)
 
 
+def test_pytest_plugins_in_a_non_utf8_module_and_a_big_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from verify_pr.runners import config_code
+
+    (tmp_path / "test_latin.py").write_bytes(
+        b"# -*- coding: latin-1 -*-\n# caf\xe9\npytest_plugins = ['p']\n"
+    )
+    write(tmp_path, "test_big.py", "x = 1\n" * 100)
+    monkeypatch.setattr(config_code, "MAX_MODULE_BYTES", 200)
+    text = pytest_text(tmp_path)
+    assert "test_latin.py: names pytest_plugins" in text
+    assert "test_big.py: a Python file too big to scan" in text
+
+
 def test_pytest_pythonpath_and_warning_class_import(tmp_path: Path) -> None:
     write(tmp_path, "pytest.ini", "[pytest]\npythonpath = .\nfilterwarnings = error::pkg.W\n")
     text = pytest_text(tmp_path)
@@ -208,6 +223,24 @@ def test_links_are_not_followed(tmp_path: Path) -> None:
     os.symlink(outside, tree / "link.js")
     assert "link.js" not in code_running_config(tree)
     assert "setupFiles runs these files" in jest_text(tree)
+
+
+def test_node_global_folders_under_home(tmp_path: Path) -> None:
+    write(tmp_path, ".node_modules/left-pad/index.js")
+    assert any(".node_modules: Node's global" in s for s in JestRunner().tamper_signals(tmp_path))
+
+
+def test_a_tree_too_big_to_scan_is_a_runner_part(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from verify_pr.runners import _files
+
+    monkeypatch.setattr(_files, "MAX_WALK_ENTRIES", 3)
+    for index in range(5):
+        write(tmp_path, f"f{index}.txt")
+    (finding,) = [f for f in findings(tmp_path) if f.path == "."]
+    assert finding.replaces_runner
+    assert "too big to scan" in finding.signal()
 
 
 def test_clean_tree_lists_nothing(tmp_path: Path) -> None:
