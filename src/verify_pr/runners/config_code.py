@@ -57,6 +57,9 @@ JEST_CODE_KEYS = {
     "dependencyExtractor": "loads a dependency extractor (code)",
     "projects": "runs several projects, each with its own configuration",
     "moduleNameMapper": "maps imports to the tree's own files",
+    "moduleDirectories": "resolves packages from other directories (the tree's own)",
+    "modulePaths": "resolves packages from other directories (the tree's own)",
+    "haste": "can load a haste implementation (code)",
 }
 _BUILTIN_ENVIRONMENTS = frozenset({"node", "jsdom"})
 _JEST_KEY_WORD = re.compile(r"\b(" + "|".join(JEST_CODE_KEYS) + r")\b")
@@ -266,6 +269,8 @@ def _jest_json_keys(tree: Path, path: str, where: str, config: dict[str, Any]) -
         value = config[key]
         if key == "testEnvironment" and value in _BUILTIN_ENVIRONMENTS:
             continue
+        if key == "moduleDirectories" and value == ["node_modules"]:
+            continue  # the default
         refs = _strings(value if key != "moduleNameMapper" else _mapper_targets(value))
         if key == "moduleNameMapper" and not any(_is_tree_path(r) for r in refs):
             continue  # mapped to packages, not into the tree

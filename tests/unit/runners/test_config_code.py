@@ -45,6 +45,8 @@ def pytest_text(tree: Path) -> str:
         "snapshotResolver",
         "testSequencer",
         "resolver",
+        "moduleDirectories",
+        "modulePaths",
     ],
 )
 def test_jest_code_keys_in_package_json_and_json_config(tmp_path: Path, key: str) -> None:
@@ -62,6 +64,8 @@ def test_jest_code_keys_in_package_json_and_json_config(tmp_path: Path, key: str
 
 def test_jest_test_environment_builtin_is_not_code(tmp_path: Path) -> None:
     write(tmp_path, "package.json", json.dumps({"jest": {"testEnvironment": "node"}}))
+    assert jest_text(tmp_path) == ""
+    write(tmp_path, "package.json", json.dumps({"jest": {"moduleDirectories": ["node_modules"]}}))
     assert jest_text(tmp_path) == ""
     write(tmp_path, "package.json", json.dumps({"jest": {"testEnvironment": "./env.js"}}))
     assert "testEnvironment loads a custom test environment" in jest_text(tmp_path)
