@@ -62,7 +62,8 @@ def test_dollar_and_tilde_say_why() -> None:
 
 def test_exact_commands() -> None:
     assert PytestRunner().command(GOOD) == (
-        f"python3 -m pytest -p no:cacheprovider --junitxml={GOOD} -o junit_family=xunit1"
+        f"python3 -P -s -B -X pycache_prefix=/tmp/vpr-pycache -m pytest -p no:cacheprovider "
+        f"--junitxml={GOOD} -o junit_family=xunit1"
     )
     assert JestRunner().command(GOOD) == (
         f"jest --ci --json --outputFile={GOOD} --testLocationInResults"
