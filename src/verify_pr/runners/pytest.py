@@ -26,6 +26,12 @@ _PYPROJECT_TABLES = (("tool", "pytest", "ini_options"), ("tool", "pytest"))
 # means no __pycache__ of the tree is ever read (an unchecked-hash .pyc would run instead of
 # its source) and nothing is written back.
 PYTHON = "python3 -P -s -B -X pycache_prefix=/tmp/vpr-pycache"
+# `python3 -m pytest` with the working directory put first on sys.path only once pytest and
+# what it imports at startup are loaded (the image's): the tests then import the tree's own
+# top-level packages, as under `python3 -m pytest`, and the runner is still the image's.
+PYTEST_MAIN = (
+    "import os, sys, pytest; sys.path.insert(0, os.getcwd()); sys.exit(pytest.console_main())"
+)
 _REQUIREMENTS = (
     "requirements.txt",
     "requirements-dev.txt",
@@ -62,7 +68,10 @@ class PytestRunner:
     def command(self, report_path: str) -> str:
         path = validate_report_path(report_path)
         # xunit1 adds file and line; -p no:cacheprovider keeps pytest from writing .pytest_cache
-        return f"{PYTHON} -m pytest -p no:cacheprovider --junitxml={path} -o junit_family=xunit1"
+        return (
+            f"{PYTHON} -c '{PYTEST_MAIN}' -p no:cacheprovider --junitxml={path} "
+            "-o junit_family=xunit1"
+        )
 
     def command_for(self, report_path: str, tree: Path) -> tuple[str, tuple[str, ...]]:
         """A src layout gets /work/src on the import path (as an editable install would);
@@ -73,7 +82,7 @@ class PytestRunner:
         packages = python_tree.tree_packages(tree)
         if not packages:
             return f"{env}{command}", ()
-        # the probe runs under the same interpreter flags, so it sees pytest's starting path
+        # the probe runs under the same flags and path (cwd first), so it sees what the tests do
         probe = python_tree.probe_command(packages, PYTHON)
         return f"{env}{probe}; {env}{command}", tuple(packages)
 

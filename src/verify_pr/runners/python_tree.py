@@ -118,7 +118,8 @@ def probe_command(packages: list[str], python: str = "python3") -> str:
     package, where it resolves (names are identifiers)."""
     names = ",".join(f'"{n}"' for n in packages)
     code = (
-        "import importlib.util as u\n"
+        "import importlib.util as u, os, sys\n"
+        "sys.path.insert(0, os.getcwd())\n"  # as pytest's command does once it has started
         f"for n in ({names},):\n"
         "    try:\n        s = u.find_spec(n)\n    except Exception:\n        s = None\n"
         "    o = s and (s.origin or next(iter(s.submodule_search_locations or ()), None))\n"

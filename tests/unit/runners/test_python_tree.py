@@ -82,7 +82,7 @@ def test_pytest_command_for_a_src_layout(tmp_path: Path) -> None:
     # the probe runs under pytest's own interpreter flags (-P -s -B), so it sees its path
     assert probe.startswith(f"PYTHONPATH=/work/src {PYTHON} -c '") and '("demo",)' in probe
     assert run == "PYTHONPATH=/work/src " + PytestRunner().command(REPORT)
-    assert run.startswith(f"PYTHONPATH=/work/src {PYTHON} -m pytest ")
+    assert run.startswith(f"PYTHONPATH=/work/src {PYTHON} -c '")
 
 
 def test_pytest_command_without_packages_is_unchanged(tmp_path: Path) -> None:
