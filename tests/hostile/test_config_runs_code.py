@@ -214,6 +214,8 @@ def test_pytest_plugin_in_addopts_is_a_reason(python_image: str, tmp_path: Path)
     plain = plain_pytest(repo, python_image, tmp_path / "plain")
     assert counts(plain) == (2, 1, 1, 0, 0)
     control("plain python3 -m pytest loads the tree's plugin from addopts (its fixture served)")
-    # With -P the tree is not on sys.path when pytest loads -p plugins: the run cannot start.
+    # The working directory goes on sys.path once pytest is loaded, before it reads addopts:
+    # the plugin loads as under python3 -m pytest (FAIL), or, should it not, the run cannot
+    # start (NOT_PROVEN); either way the plugin is named.
     ours = run(repo, python_image, tmp_path / "ours", "--runner", "pytest")
     verdict(ours, ("FAIL", "NOT_PROVEN"), "addopts loads plugin 'vpr_plugin'")
