@@ -133,18 +133,36 @@ def build_image(env: Mapping[str, str], stream: TextIO) -> int:
 
 def _shared_flags(settings: VerifySettings, out: Path) -> list[str]:
     """The flags ``verify-pr run`` and ``verify-pr compare`` take alike."""
+    if bool(settings.command) != bool(settings.report_format):
+        raise ConfigError("the inputs command and report-format go together")
+    if settings.command and settings.runner != "auto":
+        raise ConfigError("the inputs runner and command exclude each other")
+    suite = (
+        ["--command", settings.command, "--report-format", settings.report_format]
+        if settings.command
+        else ["--runner", settings.runner]
+    )
     return [
         "--image",
         settings.image,
-        "--runner",
-        settings.runner,
+        *suite,
         "--out",
         str(out),
         "--timeout",
         str(settings.timeout),
         "--max-output",
         str(settings.max_output),
+        "--cpus",
+        settings.cpus or runner_cpus(),
+        "--memory",
+        settings.memory,
     ]
+
+
+def runner_cpus() -> str:
+    """The runner's cores (what the job may use), for suites with workers; 1 to 64."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return str(min(64, max(1, cores or 1)))
 
 
 def verifier_argv(settings: VerifySettings, out: Path) -> list[str]:
@@ -208,7 +226,7 @@ SUMMARY_FLIPS = (Transition.FAIL_TO_PASS, Transition.PASS_TO_FAIL, Transition.RE
 def render_compare_summary(result: CompareResult) -> str:
     """The job summary of mode compare: verdict, the proof first, what was compared, counts,
     flipped tests; PR strings escaped."""
-    from verify_pr.verify.compare import compared_line, proof_lines
+    from verify_pr.verify.compare_summary import compared_line, proof_lines
 
     c = result.counts
     lines = [
@@ -328,6 +346,7 @@ def fail_to_pass_output(result: CompareResult) -> str:
 def compare_argv(settings: VerifySettings, out: Path) -> list[str]:
     argv = [*HOST_PYTHON, "verify_pr.verify.cli", "compare", "--git", str(settings.repo)]
     argv += ["--event", settings.event_path, *_shared_flags(settings, out)]
+    argv += ["--flake-runs", str(settings.flake_runs)]
     if settings.strict_harness:
         argv.append("--strict-harness")
     return argv

@@ -12,7 +12,9 @@ so it has a code of its own everywhere.
 | the verify step   | verdict  |      | refused | crashed, or none  |            |         |
 
 The verify step (``python -m verify_pr.action``) sets its ``status`` output to ``refused`` or
-``crashed``; the publish step (``python -m verify_pr.publish``) exits 0 once a check is posted.
+``crashed``. The publish step (``python -m verify_pr.publish``) exits 0 once a check is posted,
+whatever it says (a refused or untrusted artifact is a posted NOT TRUSTED check, never a
+crash), 2 for refused settings, 5 when no check could be posted, 6 for an internal error.
 """
 
 from __future__ import annotations

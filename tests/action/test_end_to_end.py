@@ -9,6 +9,7 @@ against GitHub's OpenAPI description. The test ends at the check run the fake re
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -33,6 +34,7 @@ from tests.action.runner_sim import Job, run_composite
 from tests.conftest import require_docker
 from tests.git_helpers import checkout, commit, git, init_repo
 from tests.github_fake.server import FakeGitHub
+from verify_pr.action import runner_cpus
 from verify_pr.publish import main as publish_main
 
 PYTHON_IMAGE = "verify-pr-python:local"
@@ -94,6 +96,9 @@ def test_pr_files_to_check_run(
         "fail-to-pass": "[]",
     }, log
     assert (Path(result_dir) / "verdict.json").is_file()
+    # the input cpus defaults to the runner's cores: the sandbox really got them
+    sandbox = json.loads((Path(result_dir) / "result.json").read_text())
+    assert sandbox["cpus"] == float(runner_cpus()) and sandbox["memory_bytes"] == 512 << 20
     assert [s.name for s in steps if not s.ran] == [
         "Pull the digest-pinned image",
         "Build the test image from the base commit",
@@ -267,3 +272,43 @@ def test_compare_pr_to_check_run(
     assert "VERIFIED" in check["output"]["summary"]
     assert "FAIL_TO_PASS (1)" in check["output"]["summary"]
     assert "NOT TRUSTED" not in check["output"]["summary"]
+
+
+def test_compare_with_the_projects_own_command_through_the_step(
+    tmp_path: Path, webhook_payload: Callable[..., dict[str, Any]]
+) -> None:
+    """inputs command + report-format: compare runs the project's command on every side."""
+    require_docker(PYTHON_IMAGE)
+    workspace = tmp_path / "workspace"
+    base_sha, head_sha = _compare_checkout(workspace)
+    pull_request = webhook_payload("pull_request", "opened")
+    pull_request["pull_request"]["base"]["sha"] = base_sha
+    pull_request["pull_request"]["head"]["sha"] = head_sha
+    job = Job.create(
+        tmp_path / "verify-job",
+        {
+            "GITHUB_WORKSPACE": str(workspace),
+            "GITHUB_EVENT_NAME": "pull_request",
+            "GITHUB_EVENT_PATH": str(write_json(tmp_path / "pr.json", pull_request)),
+            "GITHUB_REPOSITORY": "Codertocat/Hello-World",
+            "GITHUB_RUN_ID": str(RUN_ID),
+        },
+    )
+    outputs, _ = run_composite(
+        VERIFY_ACTION,
+        job,
+        {
+            "image": PYTHON_IMAGE,
+            "mode": "compare",
+            "command": "python3 -P -m pytest -q -p no:cacheprovider --junitxml={report}",
+            "report-format": "junit",
+            "timeout": "120",
+        },
+        lambda *_: None,
+    )
+    log = "\n".join(job.log)
+    assert outputs["verdict"] == "VERIFIED", log
+    (proof,) = json.loads(outputs["fail-to-pass"])
+    assert proof.endswith("test_calc::test_add"), proof  # the command's junit has no file
+    result = json.loads((Path(outputs["result-dir"]) / "verify-pr-result.json").read_text())
+    assert result["verdict"] == "VERIFIED"

@@ -279,14 +279,22 @@ def test_every_run_step_leaves_the_workspace() -> None:
 
 def test_every_host_python_runs_isolated() -> None:
     """Statically: every python invocation in the shipped host scripts carries -I."""
-    sources = [VERIFY_ACTION, PUBLISH_ACTION, ROOT / "entrypoint"]
-    sources.append(ROOT / "scripts" / "action_install.sh")
+    # what the host runs: the run: scripts of both actions (not their descriptions) and the
+    # scripts those start
+    texts = {
+        f"{action.parent.name}/{step.get('name')}": step["run"]
+        for action in (VERIFY_ACTION, PUBLISH_ACTION)
+        for step in load(action)["runs"]["steps"]
+        if "run" in step
+    }
+    for script in (ROOT / "entrypoint", ROOT / "scripts" / "action_install.sh"):
+        texts[script.name] = script.read_text(encoding="utf-8")
     invocation = re.compile(r'(python3?"?|\$python"|\$\{[A-Z_]*PYTHON[^}]*\}"?)\s+(-\S+)')
     found = 0
-    for source in sources:
-        for match in invocation.finditer(source.read_text(encoding="utf-8")):
+    for where, text in texts.items():
+        for match in invocation.finditer(text):
             found += 1
-            assert match.group(2) == "-I", (source.name, match.group(0))
+            assert match.group(2) == "-I", (where, match.group(0))
     assert found >= 6
     action_py = (ROOT / "src" / "verify_pr" / "action.py").read_text(encoding="utf-8")
     assert 'sys.executable, "-m"' not in action_py

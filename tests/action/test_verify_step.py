@@ -383,3 +383,71 @@ def test_check_pull_refusal_goes_to_stderr(
     captured = capsys.readouterr()
     assert captured.out == ""
     assert "pull-image-digest needs a digest-pinned image" in captured.err
+
+
+COMMAND = "python3 -P -m pytest -p no:cacheprovider --junitxml={report}"
+
+
+@pytest.mark.parametrize("mode", ["run", "compare"])
+def test_command_and_report_format_reach_both_modes(env: dict[str, str], mode: str) -> None:
+    env.update(
+        {
+            "INPUT_MODE": mode,
+            "INPUT_COMMAND": COMMAND,
+            "INPUT_REPORT-FORMAT": "junit",
+            "GITHUB_EVENT_PATH": "/e.json",
+        }
+    )
+    settings = VerifySettings.from_env(env)
+    build = action.compare_argv if mode == "compare" else action.verifier_argv
+    argv = build(settings, Path("/o"))
+    assert argv[argv.index("--command") + 1] == COMMAND
+    assert argv[argv.index("--report-format") + 1] == "junit"
+    assert "--runner" not in argv
+
+
+@pytest.mark.parametrize(
+    ("inputs", "said"),
+    [
+        ({"INPUT_COMMAND": COMMAND}, "go together"),
+        ({"INPUT_REPORT-FORMAT": "junit"}, "go together"),
+        (
+            {"INPUT_COMMAND": COMMAND, "INPUT_REPORT-FORMAT": "junit", "INPUT_RUNNER": "pytest"},
+            "exclude each other",
+        ),
+    ],
+)
+def test_command_inputs_are_refused_when_incomplete(
+    env: dict[str, str], inputs: dict[str, str], said: str
+) -> None:
+    env.update(inputs)
+    with pytest.raises(ConfigError, match=said):
+        action.run(env, io.StringIO())
+
+
+def test_a_report_format_outside_the_list_is_refused(env: dict[str, str]) -> None:
+    env.update({"INPUT_COMMAND": COMMAND, "INPUT_REPORT-FORMAT": "tap"})
+    with pytest.raises(ConfigError, match="report-format"):
+        VerifySettings.from_env(env)
+
+
+def test_resources_default_to_the_runners_cores_and_reach_both_modes(env: dict[str, str]) -> None:
+    env.update({"INPUT_MODE": "compare", "GITHUB_EVENT_PATH": "/e.json"})
+    argv = action.compare_argv(VerifySettings.from_env(env), Path("/o"))
+    assert argv[argv.index("--cpus") + 1] == action.runner_cpus()
+    assert argv[argv.index("--memory") + 1] == "512m"
+    assert argv[argv.index("--flake-runs") + 1] == "3"
+    env.update({"INPUT_MODE": "run", "INPUT_CPUS": "1.5", "INPUT_MEMORY": "2g"})
+    argv = action.verifier_argv(VerifySettings.from_env(env), Path("/o"))
+    assert argv[argv.index("--cpus") + 1] == "1.5"
+    assert argv[argv.index("--memory") + 1] == "2g"
+    assert "--flake-runs" not in argv
+
+
+@pytest.mark.parametrize(
+    ("name", "value"), [("CPUS", "many"), ("MEMORY", "2t"), ("FLAKE-RUNS", "21")]
+)
+def test_bad_resource_inputs_are_refused(env: dict[str, str], name: str, value: str) -> None:
+    env[f"INPUT_{name}"] = value
+    with pytest.raises(ConfigError, match="invalid input"):
+        VerifySettings.from_env(env)

@@ -1,7 +1,8 @@
 """Real suites' report sizes: a generated 62,000-test pytest suite (the size of a widely used
 library's) runs in the python image through ``verify-pr run`` and is PASS when it passes,
-with every test counted; the same suite with one failing test is FAIL. The report (several
-MiB of JUnit) streams through the sandbox and the parser; the output cap stays separate."""
+with every test counted. The report (several MiB of JUnit) streams through the sandbox and the
+parser; the output cap stays separate. (Which testcases verdict.json lists when there are more
+than it holds is a unit test: tests/unit/verify/test_listed_testcases.py.)"""
 
 from __future__ import annotations
 
@@ -17,15 +18,14 @@ FILES = 62
 PER_FILE = 1000  # 62,000 tests: over the old 50,000-element cap and the old 1 MiB report
 
 
-def big_suite(root: Path, failing: int | None = None) -> Path:
+def big_suite(root: Path) -> Path:
     root.mkdir(parents=True)
     (root / "pytest.ini").write_text("[pytest]\n")
     for n in range(FILES):
-        bad = f"\n    assert i != {failing}" if failing is not None and n == 0 else ""
         (root / f"test_mod{n:03d}.py").write_text(
             "import pytest\n\n\n"
             f"@pytest.mark.parametrize('i', range({PER_FILE}))\n"
-            f"def test_value_{n}(i):\n    assert i * 2 == i + i{bad}\n"
+            f"def test_value_{n}(i):\n    assert i * 2 == i + i\n"
         )
     return root
 
@@ -51,16 +51,3 @@ def test_a_62000_test_suite_is_pass_when_it_passes(tmp_path: Path) -> None:
     assert len(verdict["testcases"]) == 10_000
     result = json.loads((out / "result.json").read_text())
     assert result["report"] == "returned"
-
-
-@pytest.mark.slow
-def test_the_same_suite_with_one_failing_test_is_fail(tmp_path: Path) -> None:
-    out = tmp_path / "out"
-    repo = big_suite(tmp_path / "repo", failing=617)
-    run = verify_pr(repo, PYTHON_IMAGE, out, "--timeout", "900", timeout=1200)
-    verdict = run.verdict
-    assert (run.code, verdict.get("verdict")) == (1, "FAIL"), (run.stderr, verdict.get("reasons"))
-    assert verdict["totals"]["failed"] == 1 and verdict["totals"]["total"] == 62_000
-    # The failure is listed first, whatever its place in the report.
-    first = verdict["testcases"][0]
-    assert (first["status"], first["name"]) == ("failed", "test_value_0[617]")

@@ -8,6 +8,7 @@ probe cannot pass.
 from __future__ import annotations
 
 import json
+import secrets
 import threading
 import time
 from collections.abc import Iterator
@@ -156,6 +157,12 @@ def test_inspect_shows_every_control_and_no_nonce(
     assert not client.containers.list(all=True, filters={"label": f"{LABEL_RUN}={run_id}"})
 
 
+def unique_tag(name: str) -> str:
+    """A tag no other run uses: runs sharing a daemon (parallel sessions, two CI jobs) each
+    build and remove their own image, so one's cleanup cannot remove the other's."""
+    return f"{name}:{secrets.token_hex(6)}"
+
+
 def test_image_env_and_user_never_reach_the_check(
     minimal_image: str, tmp_path: Path, client: Any
 ) -> None:
@@ -165,18 +172,17 @@ def test_image_env_and_user_never_reach_the_check(
         f"FROM {minimal_image}\nENV PATH=/usr/bin:/bin LANG=C.UTF-8 APP_VERSION=1\n"
         'USER root\nENTRYPOINT ["/bin/false"]\nCMD ["nope"]\n'
     )
-    client.images.build(
-        fileobj=io.BytesIO(dockerfile.encode()), tag="vpr-test-envimg:1", pull=False
-    )
+    tag = unique_tag("vpr-test-envimg")
+    client.images.build(fileobj=io.BytesIO(dockerfile.encode()), tag=tag, pull=False)
     try:
-        run = sandbox(tmp_path, "vpr-test-envimg:1", "id -u; env | sort", "--timeout", "30")
+        run = sandbox(tmp_path, tag, "id -u; env | sort", "--timeout", "30")
         assert run.result["status"] == "COMPLETED", run.result
         text = run.output.decode()
         assert text.splitlines()[0] == "65534"
         assert "LANG" not in text and "APP_VERSION" not in text
         assert "PATH=/usr/bin:/bin" in text
     finally:
-        client.images.remove("vpr-test-envimg:1", force=True)
+        client.images.remove(tag, force=True)
 
 
 @pytest.mark.parametrize(
@@ -189,13 +195,12 @@ def test_images_that_weaken_controls_are_refused(
     import io
 
     dockerfile = f"FROM {minimal_image}\n{extra}\n"
-    client.images.build(
-        fileobj=io.BytesIO(dockerfile.encode()), tag="vpr-test-badimg:1", pull=False
-    )
+    tag = unique_tag("vpr-test-badimg")
+    client.images.build(fileobj=io.BytesIO(dockerfile.encode()), tag=tag, pull=False)
     try:
-        run = sandbox(tmp_path, "vpr-test-badimg:1", "true")
+        run = sandbox(tmp_path, tag, "true")
         assert run.code == 2, run.stderr
         assert "refused" in run.stderr
         assert not (tmp_path / "out" / "result.json").exists()
     finally:
-        client.images.remove("vpr-test-badimg:1", force=True)
+        client.images.remove(tag, force=True)

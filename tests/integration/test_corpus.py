@@ -63,11 +63,15 @@ def unpack(archive: Path, dest: Path) -> Path:
     return tree
 
 
-def direct_pytest(tree: Path) -> tuple[int, tuple[int, int, int, int, int]]:
-    """pytest itself, in the same image and lockdown, counted from its own summary line."""
+def direct_pytest(
+    tree: Path, src_layout: bool = False
+) -> tuple[int, tuple[int, int, int, int, int]]:
+    """pytest itself, in the same image and lockdown, counted from its own summary line; a src
+    layout runs as after an editable install (/work/src on the path)."""
+    path = "PYTHONPATH=/work/src " if src_layout else ""
     script = (
         "cp -R /repo/. /work/ && cd /work && "
-        "python3 -m pytest -p no:cacheprovider -q -o junit_family=xunit1 2>&1 | tail -n 3"
+        f"{path}python3 -m pytest -p no:cacheprovider -q -o junit_family=xunit1 2>&1 | tail -n 3"
     )
     proc = subprocess.run(
         [
@@ -112,10 +116,34 @@ def direct_pytest(tree: Path) -> tuple[int, tuple[int, int, int, int, int]]:
 def test_pypi_sdist_matches_pytest(entry: dict[str, Any], tmp_path: Path) -> None:
     require_docker(PYTHON_IMAGE)
     tree = unpack(fetch(entry), tmp_path / "src")
-    _, expected = direct_pytest(tree)
+    src_layout = bool(entry.get("src_layout"))
+    _, expected = direct_pytest(tree, src_layout)
     run = verify_pr(tree, PYTHON_IMAGE, tmp_path / "out", "--runner", "pytest", "--timeout", "300")
     v = run.verdict
+    assert ("PYTHONPATH=/work/src " in v["command"]) == src_layout, v["command"]
     assert counts(v) == expected, v.get("reasons")
     direct_ok = expected[2] == expected[3] == 0 and expected[0] > expected[4]
     assert v["verdict"] == ("PASS" if direct_ok else "FAIL"), v["reasons"]
     assert run.code == (0 if direct_ok else 1)
+
+
+@pytest.mark.slow
+def test_broken_src_tree_with_the_good_package_in_the_image_is_never_pass(
+    tmp_path: Path,
+) -> None:
+    # pluggy is src layout and the image holds an unbroken pluggy (pytest's own dependency).
+    # Broken in the tree, it must never PASS: the run imports the tree's copy, not the image's.
+    require_docker(PYTHON_IMAGE)
+    (entry,) = [e for e in MANIFEST["pypi"] if e["name"] == "pluggy"]
+    tree = unpack(fetch(entry), tmp_path / "src")
+    manager = tree / "src" / "pluggy" / "_manager.py"
+    text = manager.read_text()
+    marker = "    def register(self, plugin: _Plugin, name: str | None = None) -> str | None:\n"
+    assert marker in text
+    manager.write_text(text.replace(marker, marker + "        raise RuntimeError('broken')\n"))
+    run = verify_pr(tree, PYTHON_IMAGE, tmp_path / "out", "--runner", "pytest", "--timeout", "300")
+    reasons = run.verdict["reasons"]
+    assert run.verdict["verdict"] != "PASS" and run.code != 0, reasons
+    # The tree's copy ran (pytest itself registers plugins through it): its error is named.
+    assert any("RuntimeError: broken" in r for r in reasons), reasons
+    # Control: the unbroken tree is PASS with the direct run's counts (the parametrized test).

@@ -90,13 +90,25 @@ def test_report_returned_outside_the_output_cap(minimal_image: str, tmp_path: Pa
         ("true", "missing"),
         ("mkdir /work/rep.xml", "not_regular"),
         ("ln -s /etc/passwd /work/rep.xml", "not_regular"),
-        ("head -c 1048577 /dev/zero > /work/rep.xml", "too_large"),
+        ("head -c 67108865 /dev/zero > /work/rep.xml", "too_large"),  # 64 MiB + 1
     ],
 )
 def test_report_refusals(minimal_image: str, tmp_path: Path, cmd: str, state: str) -> None:
     run = sandbox(tmp_path, minimal_image, cmd, "--report", "/work/rep.xml")
     assert run.result["report"] == state
     assert "report.txt" not in run.files
+
+
+def test_a_report_at_the_cap_comes_back_whole(minimal_image: str, tmp_path: Path) -> None:
+    # 64 MiB exactly (the edge of the refusal above), with the output cap left at 100 bytes:
+    # the report streams to disk on the host and is not cut by the output cap.
+    cmd = "head -c 67108864 /dev/zero | tr '\\0' r > /work/rep.xml; echo done"
+    run = sandbox(tmp_path, minimal_image, cmd, "--report", "/work/rep.xml", "--max-output", "100")
+    assert (run.result["report"], run.output) == ("returned", b"done\n")
+    report = tmp_path / "out" / "report.txt"
+    assert report.stat().st_size == 67108864
+    with report.open("rb") as fh:
+        assert fh.read(1 << 20) == b"r" * (1 << 20)
 
 
 def test_stale_report_from_the_repo_is_not_returned(minimal_image: str, tmp_path: Path) -> None:

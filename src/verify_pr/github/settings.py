@@ -116,6 +116,14 @@ class VerifySettings(BoundaryModel):
     retention_days: Annotated[int, Field(ge=1, le=90)]
     pull_image_digest: bool
     strict_harness: bool
+    command: Annotated[str, Field(max_length=4096, pattern=r"^[^\x00]*$")] = ""
+    """A command of the project's own, run in the sandbox like a runner's; ``{report}`` in it is
+    replaced by the random report path. Goes with ``report_format``."""
+    report_format: Literal["", "junit", "jest-json"] = ""
+    cpus: Annotated[str, Field(pattern=r"^([0-9]{1,2}(\.[0-9]{1,2})?)?$")] = ""
+    """CPUs for each sandbox; empty: the runner's cores (validated again by the verifier)."""
+    memory: Annotated[str, Field(pattern=r"^[0-9]{1,6}[mg]$")] = "512m"
+    flake_runs: Annotated[int, Field(ge=0, le=20)] = 3
     build_dockerfile: Annotated[str, Field(max_length=1024)] = ""
     """A Dockerfile in base's tree to build ``image`` from (``github.base_image``)."""
     workspace: Annotated[str, Field(min_length=1, max_length=4096)]
@@ -156,6 +164,11 @@ class VerifySettings(BoundaryModel):
                         "strict_harness": _bool(
                             "strict-harness", read_input(env, "strict-harness", default="false")
                         ),
+                        "command": read_input(env, "command", default=""),
+                        "report_format": read_input(env, "report-format", default=""),
+                        "cpus": read_input(env, "cpus", default=""),
+                        "memory": read_input(env, "memory", default="512m"),
+                        "flake_runs": _int(read_input(env, "flake-runs", default="3")),
                         "build_dockerfile": read_input(env, "build-dockerfile", default=""),
                         "workspace": env.get("GITHUB_WORKSPACE", ""),
                         "runner_temp": env.get("RUNNER_TEMP", ""),

@@ -101,16 +101,14 @@ def scan(data: bytes, limits: JsonLimits = DEFAULT_JSON_LIMITS) -> None:
 
 def _check_widths(structure: bytes, limits: JsonLimits) -> None:
     """Items per array and keys per object (``structure`` holds only ``[]{},``)."""
-    stack: list[list[int]] = []  # [opening byte, commas seen, anything seen]
+    stack: list[list[int]] = []  # [opening byte, commas seen]
     for byte in structure:
         if byte in b"[{":
-            if stack:
-                stack[-1][2] = 1
-            stack.append([byte, 0, 0])
+            stack.append([byte, 0])
         elif byte in b"]}":
             if not stack:
                 raise JsonRefused("unbalanced brackets")
-            opening, commas, _ = stack.pop()
+            opening, commas = stack.pop()
             cap = limits.max_items if opening == ord("[") else limits.max_keys
             if commas + 1 > cap:
                 kind = "items in an array" if opening == ord("[") else "keys in an object"

@@ -131,7 +131,8 @@ def probe_command(packages: list[str], python: str = "python3") -> str:
 
 
 def outside_the_tree(output: bytes, packages: list[str]) -> list[str]:
-    """Reasons for each package the probe found outside /work (or did not report)."""
+    """Reasons for each package the probe found outside /work (or did not report). The line
+    format is shared with the JS probe (:mod:`node_tree`)."""
     seen: dict[str, str] = {}
     for line in output.decode("utf-8", "replace").splitlines():
         if line.startswith(PROBE_TAG + " "):
@@ -144,7 +145,7 @@ def outside_the_tree(output: bytes, packages: list[str]) -> list[str]:
         if where is None:
             reasons.append(f"the import probe did not report where {name!r} comes from")
         elif where == "-":
-            reasons.append(f"the package {name!r} of the tree could not be found on the path")
+            continue  # not importable by name: no copy from elsewhere either
         elif not (where == WORK or where.startswith(WORK + "/")):
             shown = _files_shown(where)
             reasons.append(

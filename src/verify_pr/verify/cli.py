@@ -87,6 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
         default="3",
         help="re-run each FAIL_TO_PASS test alone this many times per side, 0..20 (default 3)",
     )
+    cmp.add_argument("--cpus", default="1", help="CPUs for each sandbox, 0.25..64")
+    cmp.add_argument("--memory", default="512m", help="memory for each sandbox, 512m..64g")
     cmp.add_argument("--timeout", default="600", help="seconds per run, 1..3600")
     cmp.add_argument("--max-output", default="1048576", help="bytes, 1..1048576")
     return p
@@ -173,8 +175,9 @@ def _compare(ns: argparse.Namespace) -> int:
         parse_number,
     )
     from verify_pr.sandbox.guard import check_out
-    from verify_pr.verify.compare import summary_markdown
+    from verify_pr.sandbox.resources import parse_resources
     from verify_pr.verify.compare_run import CompareRequest, run_compare
+    from verify_pr.verify.compare_summary import summary_markdown
 
     if ns.event is not None and (ns.base is not None or ns.head is not None):
         raise InputRefused("--event excludes --base and --head")
@@ -212,6 +215,7 @@ def _compare(ns: argparse.Namespace) -> int:
         command=ns.command,
         report_format=ns.report_format,
         flake_runs=parse_number("--flake-runs", ns.flake_runs, 3, FLAKE_RUNS_RANGE),
+        resources=parse_resources(ns.cpus, ns.memory),
     )
     from verify_pr.sandbox.out_files import write_atomic
 

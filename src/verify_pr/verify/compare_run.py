@@ -27,6 +27,7 @@ from verify_pr.models.report import TestCase
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.transitions import FAILING, classify
 from verify_pr.models.verdict import Verdict, VerdictFile
+from verify_pr.sandbox.resources import DEFAULT_RESOURCES, Resources
 from verify_pr.sandbox.run import SandboxRun
 from verify_pr.verify import compare
 from verify_pr.verify.suite import SuiteOutcome, SuitePlan
@@ -55,6 +56,7 @@ class CompareRequest:
     command: str | None = None  # own command with {report}, the same for every run
     report_format: str | None = None
     flake_runs: int = 3  # each FAIL_TO_PASS test re-run alone this many times per side
+    resources: Resources = DEFAULT_RESOURCES  # CPUs and memory of every sandbox
 
 
 @dataclass(frozen=True)
@@ -236,14 +238,19 @@ def _is_module(rule: TestPathRule, path: str) -> bool:
 def _run(request: CompareRequest, tree: Path, plan: SuitePlan) -> SuiteOutcome:
     from verify_pr.verify.suite import run_suite
 
-    return run_suite(tree, plan, request.image, request.timeout_s, request.max_output)
+    return run_suite(
+        tree, plan, request.image, request.timeout_s, request.max_output, request.resources
+    )
 
 
-def parallelism(jobs: int) -> int:
-    """How many sandboxes at once: one per core, each within its own caps (1 CPU, 512 MiB),
-    and only as many as the free memory holds with room to spare."""
+def parallelism(jobs: int, resources: Resources = DEFAULT_RESOURCES) -> int:
+    """How many sandboxes at once, each within its own caps: as many as the cores hold at the
+    run's CPUs each, and the free memory at twice the run's memory each (its cap, plus the
+    runner and the page cache)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-    return max(1, min(jobs, cores, _available_bytes() // SANDBOX_MEMORY_BUDGET))
+    by_cores = max(1, int(cores // max(1.0, resources.cpus)))
+    budget = max(SANDBOX_MEMORY_BUDGET, 2 * resources.memory_bytes)
+    return max(1, min(jobs, by_cores, _available_bytes() // budget))
 
 
 def _available_bytes() -> int:
@@ -261,7 +268,7 @@ def _run_all(request: CompareRequest, jobs: list[tuple[Path, SuitePlan]]) -> lis
     """Independent runs, in parallel when the machine has room; results in job order."""
     from concurrent.futures import ThreadPoolExecutor
 
-    workers = parallelism(len(jobs))
+    workers = parallelism(len(jobs), request.resources)
     if workers == 1:
         return [_run(request, tree, plan) for tree, plan in jobs]
     with ThreadPoolExecutor(workers, thread_name_prefix="verify-pr-compare") as pool:

@@ -59,11 +59,15 @@ def plan_detected(tree: Path, runner_choice: str) -> SuitePlan:
     runner = detect_runner(tree, runner_choice)
     suffix = ".xml" if runner.report_format == "junit" else ".json"
     path = new_report_path(suffix)
+    from verify_pr.runners import node_tree
     from verify_pr.runners.pytest import PytestRunner
 
-    # pytest's command depends on the tree (src layout, import probe); the others' do not.
+    # pytest's command depends on the tree (src layout, import probe); jest's and vitest's get
+    # the probe of the package's own name; bun's has none (bun resolves differently).
     if isinstance(runner, PytestRunner):
         command, probed = runner.command_for(path, tree)
+    elif runner.name in ("jest", "vitest") and (name := node_tree.package_name(tree)):
+        command, probed = f"{node_tree.probe_command(name)}; {runner.command(path)}", (name,)
     else:
         command, probed = runner.command(path), ()
     return SuitePlan(runner.name, command, path, runner.name, probed)

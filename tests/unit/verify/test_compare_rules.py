@@ -15,6 +15,7 @@ from verify_pr.models.transitions import classify, classify_one, count
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.sandbox.run import SandboxRun
 from verify_pr.verify import compare as cmp
+from verify_pr.verify import compare_summary
 from verify_pr.verify.suite import SuiteOutcome
 
 P, F, E, S = TestStatus.PASSED, TestStatus.FAILED, TestStatus.ERROR, TestStatus.SKIPPED
@@ -270,7 +271,7 @@ def test_every_verdict_has_an_exit_code_and_a_summary_title() -> None:
         CompareVerdict.BLOCKED: (_outcome(None, status=RunStatus.BLOCKED), _outcome(FIXED_HEAD)),
     }
     for verdict, (base, head) in outcomes.items():
-        text = cmp.summary_markdown(_result(base, head))
+        text = compare_summary.summary_markdown(_result(base, head))
         assert text.startswith(f"## verify-pr compare: {verdict.value.replace('_', ' ')}")
 
 
@@ -278,7 +279,7 @@ def test_summary_escapes_untrusted_test_ids() -> None:
     evil = "<img src=x onerror=alert(1)>`|[link](http://x)"
     base = _outcome({evil: F})
     head = _outcome({evil: P})
-    text = cmp.summary_markdown(_result(base, head, ("a|b<script>.pth",)))
+    text = compare_summary.summary_markdown(_result(base, head, ("a|b<script>.pth",)))
     assert "\\<script\\>" in text  # escaped in the reason text
     for line in text.splitlines():
         if re.search(r"(?<!\\)<", line):  # a raw "<" only inside a code span
@@ -465,7 +466,7 @@ def test_summary_leads_with_the_proof_capped_and_escaped() -> None:
     verdict = before.verdict.model_copy(update={"testcases": cases})
     result = _build(SuiteOutcome(verdict, before.run, before.report), _outcome(FIXED_HEAD))
     assert result.verdict is CompareVerdict.VERIFIED
-    text = cmp.summary_markdown(result)
+    text = compare_summary.summary_markdown(result)
     lines = text.splitlines()
     assert lines[2].startswith("**FAIL_TO_PASS** (1)")
     proof = lines[3]

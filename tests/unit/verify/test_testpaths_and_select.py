@@ -107,3 +107,36 @@ def test_parallelism_is_bounded_by_jobs_cores_and_memory(monkeypatch: pytest.Mon
     assert compare_run.parallelism(3) == 1  # memory for one sandbox only
     monkeypatch.setattr(compare_run, "_available_bytes", lambda: 0)
     assert compare_run.parallelism(3) == 1  # unknown memory: one at a time
+
+
+def test_parallelism_counts_each_runs_cpus_and_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    from verify_pr.sandbox.resources import Resources
+    from verify_pr.verify import compare_run
+
+    monkeypatch.setattr(compare_run, "_available_bytes", lambda: 64 << 30)
+    monkeypatch.setattr(compare_run.os, "sched_getaffinity", lambda _pid: {0, 1, 2, 3})
+    assert compare_run.parallelism(3) == 3
+    assert compare_run.parallelism(3, Resources(nano_cpus=2 * 10**9)) == 2  # 4 cores / 2
+    assert compare_run.parallelism(3, Resources(nano_cpus=4 * 10**9)) == 1
+    big = Resources(memory_mib=16 * 1024)  # 2 x 16 GiB each: 64 GiB holds two
+    assert compare_run.parallelism(3, big) == 2
+
+
+def test_compare_cli_takes_cpus_and_memory(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    from verify_pr.verify import cli, compare_run
+
+    seen: list[compare_run.CompareRequest] = []
+
+    def stop(request: compare_run.CompareRequest) -> None:
+        seen.append(request)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(compare_run, "run_compare", stop)
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    argv = ["compare", "--git", str(repo), "--base", "a" * 40, "--head", "b" * 40]
+    argv += ["--image", "img:1", "--cpus", "2", "--memory", "2g", "--out", str(tmp_path / "o")]
+    with pytest.raises(SystemExit):
+        cli._main(argv)
+    assert seen[0].resources.cpus == 2 and seen[0].resources.memory_mib == 2048
+    assert cli.main([*argv[:-2], "--cpus", "100"]) == cli.EXIT_USAGE
