@@ -211,7 +211,8 @@ def _module_shadows(tree: Path) -> list[Finding]:
     """A top-level module named like one of pytest's or the standard library's: pytest puts
     the rootdir first on sys.path (its import mode), so a later import of that name loads it.
     In a src layout, ``/work/src`` is on PYTHONPATH from the interpreter's start (ahead of the
-    image's packages), so a module there named so replaces the runner's own: never PASS."""
+    image's packages), so a module there named so is the one the runner itself loads: named on
+    the verdict (not a bar to PASS: a src-layout project such as pluggy tests itself so)."""
     from verify_pr.runners.python_tree import src_layout
 
     names = (set(sys.stdlib_module_names) | _RUNNER_MODULES) - _NOT_SHADOWS
@@ -220,7 +221,7 @@ def _module_shadows(tree: Path) -> list[Finding]:
     if src_layout(tree) is not None:
         bases.append((tree / "src", "src/", True))
     found: list[Finding] = []
-    for base, prefix, replaces in bases:
+    for base, prefix, in_src in bases:
         for name in sorted(names):
             for candidate, kind in (
                 (f"{name}.py", _files.Entry.FILE),
@@ -230,17 +231,17 @@ def _module_shadows(tree: Path) -> list[Finding]:
                     continue
                 if kind is _files.Entry.DIRECTORY and not (base / name / "__init__.py").is_file():
                     continue
-                found.append(_shadow(prefix + candidate, replaces))
+                found.append(_shadow(prefix + candidate, in_src))
     return found
 
 
-def _shadow(candidate: str, replaces: bool) -> Finding:
-    if replaces:
+def _shadow(candidate: str, in_src: bool) -> Finding:
+    if in_src:
         why = (
             "named like a module pytest or Python provides, in the src layout put on the import "
             "path at startup: the runner imports the tree's copy in place of its own"
         )
-        return Finding(candidate, why, (PYTEST,), f"src-layout {candidate}", replaces_runner=True)
+        return Finding(candidate, why, (PYTEST,), f"src-layout {candidate}")
     why = (
         "named like a module pytest or Python provides: once pytest puts the rootdir "
         "on sys.path, a later import of that name loads the tree's copy"
