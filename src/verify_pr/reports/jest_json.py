@@ -214,12 +214,17 @@ def _suite_cases(
 
 def _assertion_case(a: _Assertion, file: str | None) -> TestCase:
     line = a.location.line if a.location is not None and a.location.line >= 1 else None
+    status = _STATUS[a.status]
+    if a.failureMessages:
+        # A failure message is failure evidence whatever the status says: a todo, pending,
+        # skipped (or passed) case that carries one counts as failed.
+        status = TestStatus.FAILED
     return TestCase.build(
         name=a.title,
         classname=" > ".join(a.ancestorTitles) or None,
         file=file,
         line=line,
-        status=_STATUS[a.status],
+        status=status,
         message="\n".join(a.failureMessages) or None,
         duration_s=None if a.duration is None else a.duration / 1000,
     )

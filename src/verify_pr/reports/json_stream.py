@@ -3,6 +3,10 @@ report's list of suites, each suite's list of results) and every other value is 
 by the json module, with a size cap. Memory holds one value, never the document.
 
 Strict on the way: duplicate keys, NaN/Infinity, bad UTF-8 and trailing data are refused.
+Keys are tracked per object as it is walked (a stepped-into object's own set; the pairs hook
+for a value decoded whole): a key twice in one object makes readers disagree on which one
+counts (we would read the last ``"success"``, another tool the first), so the report says two
+things and is refused.
 """
 
 from __future__ import annotations
@@ -35,11 +39,15 @@ class _Refused(Exception):
     """A hook's refusal: not a cut-off value, so no more of the file is read."""
 
 
+def _twice(key: str) -> str:
+    return f"key {key[:80]!r} appears twice in one object"
+
+
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
-            raise _Refused(f"duplicate key {key[:80]!r}")
+            raise _Refused(_twice(key))
         out[key] = value
     return out
 
@@ -131,7 +139,7 @@ class JsonStream:
         while True:
             key = self.key()
             if key in seen:
-                raise self.error(f"duplicate key {key[:80]!r}")
+                raise self.error(_twice(key))
             seen.add(key)
             yield key
             nxt = self.peek()

@@ -5,6 +5,9 @@ caps, so those are ours and are enforced while the parser streams. The report is
 chunks and each ``<testcase>`` is turned into a result at its end tag and then dropped, so
 memory holds one testcase and its open ancestors, never the document. Counts come from every
 ``<testcase>`` at any depth, never from the root's attributes (those are only cross-checked).
+A testcase must sit directly in a suite, and in a suite that declares totals when any does
+(checked against the open-element stack); a ``<failure>``/``<error>`` anywhere below a
+testcase counts, since a lenient reader that looks only at direct children would miss it.
 Anything unexpected raises ReportError: a report we cannot read never passes.
 """
 
@@ -143,8 +146,13 @@ class _Reader:
     open: list[Element] = field(default_factory=list)
     cases: list[TestCase] = field(default_factory=list)
     flags: list[RedFlag] = field(default_factory=list)
-    root_counts: dict[str, str] | None = None
-    top_suite_counts: list[dict[str, str]] = field(default_factory=list)
+    # Placement: the outermost suites that declare totals (reached through suites only),
+    # how many open suites declare them, whether any suite does, whether a testcase sat
+    # outside every counted suite (refused at the end, once it is known totals exist).
+    counted_suites: list[dict[str, str]] = field(default_factory=list)
+    counted_open: int = 0
+    any_counts: bool = False
+    uncounted_case: bool = False
     elements: int = 0
     case_elements: int = 0
     testcases: int = 0
@@ -177,20 +185,37 @@ class _Reader:
         if el.tag == "testcase":
             if in_case:
                 raise ReportError("JUnit report: <testcase> nested inside <testcase>")
+            self._place_testcase()
             self.testcases += 1
             self.case_elements = 0
             if self.testcases > caps.max_testcases:
                 raise ReportError(f"JUnit report: more than {caps.max_testcases} testcases")
         if el.tag in ROOTS:
             _check_suite_counts(el)
-            if not self.open:
-                self.root_counts = dict(el.attrib)
-            elif len(self.open) == 1 and el.tag == "testsuite":
-                self.top_suite_counts.append(dict(el.attrib))
+            if _has_counts(el.attrib):
+                self.any_counts = True
+                if not self.counted_open and all(o.tag in ROOTS for o in self.open):
+                    self.counted_suites.append(dict(el.attrib))
+                self.counted_open += 1
         self.open.append(el)
+
+    def _place_testcase(self) -> None:
+        """Every ``<testcase>`` sits directly in a ``<testsuite>`` (or the root) and, when the
+        report declares totals anywhere, inside a suite that declares them: a testcase tucked
+        into ``<properties>`` or ``<system-out>``, or beside the counted suites where no total
+        covers it, is one no writer makes. (With no totals at all every testcase counts.)"""
+        parent = self.open[-1]  # never empty: the root is a suite, not a testcase
+        if parent.tag not in ROOTS:
+            raise ReportError(
+                f"JUnit report: <testcase> inside <{str(parent.tag)[:80]}>, not a suite"
+            )
+        if not self.counted_open:
+            self.uncounted_case = True
 
     def end(self, el: Element) -> None:
         self.open.pop()
+        if el.tag in ROOTS and _has_counts(el.attrib):
+            self.counted_open -= 1
         if el.tag == "testcase":
             self.cases.append(_testcase(el, self.dialect, self.tree_root, self.flags))
         if self.open and not any(o.tag == "testcase" for o in self.open):
@@ -199,7 +224,9 @@ class _Reader:
     def report(self) -> TestReport:
         if self.root_name is None:  # pragma: no cover - expat refuses a document without one
             raise ReportError("JUnit report: no root element")
-        if _declared_totals_disagree(self.root_counts or {}, self.top_suite_counts, self.cases):
+        if self.uncounted_case and self.any_counts:
+            raise ReportError("JUnit report: <testcase> outside any suite that declares its totals")
+        if _declared_totals_disagree(self.counted_suites, self.cases):
             self.flags.append(RedFlag.TOTALS_MISMATCH)
         return TestReport.build(
             format=ReportFormat.JUNIT,
@@ -266,9 +293,14 @@ def _testcase(el: Element, dialect: JunitDialect, tree_root: str, flags: list[Re
 
 def _status(el: Element) -> tuple[TestStatus, Element | None]:
     worst: Element | None = None
-    for child in el:
+    direct = set(map(id, el))
+    for child in el.iter():
+        if child is el:
+            continue
         rank = _RESULT_RANK.get(str(child.tag))
-        if rank is not None and (worst is None or rank > _RESULT_RANK[str(worst.tag)]):
+        if rank is None or (id(child) not in direct and child.tag == "skipped"):
+            continue  # a result counts as a direct child; failure and error at any depth
+        if worst is None or rank > _RESULT_RANK[str(worst.tag)]:
             worst = child
     if worst is None:
         return TestStatus.PASSED, None
@@ -307,10 +339,8 @@ def _is_collection_error(
     return dialect is JunitDialect.PYTEST and classname is None
 
 
-def _declared_totals_disagree(
-    root: Mapping[str, str], top_suites: list[dict[str, str]], cases: list[TestCase]
-) -> bool:
-    declared = _declared(root, top_suites)
+def _declared_totals_disagree(counted_suites: list[dict[str, str]], cases: list[TestCase]) -> bool:
+    declared = _declared(counted_suites)
     if declared is None:
         return False
     tests, bad = declared
@@ -320,11 +350,9 @@ def _declared_totals_disagree(
     return (tests is not None and tests != len(cases)) or bad > counted_bad
 
 
-def _declared(
-    root: Mapping[str, str], top_suites: list[dict[str, str]]
-) -> tuple[int | None, int] | None:
-    """(tests, failures+errors) that the root says; sums the top suites when it is silent."""
-    suites = [root] if _has_counts(root) else [s for s in top_suites if _has_counts(s)]
+def _declared(suites: list[dict[str, str]]) -> tuple[int | None, int] | None:
+    """(tests, failures+errors) summed over the outermost suites that declare totals (the root
+    alone when it does; every testcase is inside one of them: _place_testcase)."""
     if not suites:
         return None
     tests: int | None = 0

@@ -50,26 +50,40 @@ def entry(tree: Path, name: str) -> Entry:
 def read_text(tree: Path, name: str) -> str | None:
     """A top-level regular file as UTF-8 text; None if absent, a link, special, big or binary."""
     _check_name(name)
-    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-    try:
-        fd = os.open(tree / name, flags)
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_CONFIG_BYTES:
-            return None
-        data = os.read(fd, MAX_CONFIG_BYTES + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    if len(data) > MAX_CONFIG_BYTES:
+    data = _read_bytes(tree / name, MAX_CONFIG_BYTES)
+    if data is None:
         return None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         return None
+
+
+def _read_bytes(path: Path, limit: int) -> bytes | None:
+    """A regular file's bytes (the last component never followed); None if over ``limit``."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    return None if len(data) > limit else data
 
 
 def read_json_object(tree: Path, name: str) -> dict[str, Any] | None:
@@ -142,6 +156,37 @@ def find_named(tree: Path, filename: str) -> tuple[list[str], bool]:
         if seen > MAX_WALK_ENTRIES:
             return sorted(found), True
     return sorted(found), False
+
+
+def walk(tree: Path) -> tuple[list[str], list[str], bool]:
+    """Repo-relative (directories, files) under ``tree``, links not followed, and whether the
+    walk stopped at its entry cap. A skipped directory (node_modules, .git...) is listed but
+    not entered."""
+    dirs: list[str] = []
+    files: list[str] = []
+    seen = 0
+    for dirpath, dirnames, filenames in os.walk(tree, followlinks=False):
+        here = Path(dirpath).relative_to(tree)
+        dirs.extend(str(here / d) for d in dirnames)
+        files.extend(str(here / f) for f in filenames)
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+        seen += len(dirnames) + len(filenames)
+        if seen > MAX_WALK_ENTRIES:
+            return sorted(dirs), sorted(files), True
+    return sorted(dirs), sorted(files), False
+
+
+def read_nested_bytes(tree: Path, relpath: str, limit: int) -> bytes | None:
+    """The bytes of a file the walk found (no component followed if it is a link)."""
+    parts = Path(relpath).parts
+    if not parts or any(part in ("", ".", "..") for part in parts) or Path(relpath).is_absolute():
+        raise ValueError(f"not a repo-relative path: {relpath!r}")
+    here = tree
+    for part in parts[:-1]:
+        here = here / part
+        if here.is_symlink():
+            return None
+    return _read_bytes(here / parts[-1], limit)
 
 
 def _check_name(name: str) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 from verify_pr.models.report import ReportFormat, TestReport
 from verify_pr.reports._common import DEFAULT_TREE_ROOT, ReportSource
 from verify_pr.reports.junit import JunitDialect, parse_junit
-from verify_pr.runners import _files
+from verify_pr.runners import _files, config_code
 from verify_pr.runners._scripts import runners_in_test_script
 from verify_pr.runners.base import Detection, Evidence, validate_report_path
 
@@ -56,15 +56,20 @@ class BunRunner:
         return parse_junit(report_bytes, dialect=JunitDialect.BUN, tree_root=self.tree_root)
 
     def tamper_signals(self, tree: Path) -> list[str]:
-        kind = _files.entry(tree, BUNFIG)
-        if kind is _files.Entry.ABSENT:
-            return []
-        config = _files.read_toml(tree, BUNFIG)
-        if config is None:
-            return [f"{BUNFIG} is not a readable TOML file: bun may read it, we cannot"]
-        signals: list[str] = []
-        if "preload" in config:
-            signals.append(f"{BUNFIG}: top-level preload runs code before the tests")
-        test: dict[str, Any] = _files.table(config, "test") or {}
-        signals.extend(f"{BUNFIG}: {message}" for key, message in _TEST_KEYS.items() if key in test)
-        return signals
+        code = [f.signal() for f in config_code.findings(tree, config_code.BUN)]
+        return _bunfig_signals(tree) + code
+
+
+def _bunfig_signals(tree: Path) -> list[str]:
+    kind = _files.entry(tree, BUNFIG)
+    if kind is _files.Entry.ABSENT:
+        return []
+    config = _files.read_toml(tree, BUNFIG)
+    if config is None:
+        return [f"{BUNFIG} is not a readable TOML file: bun may read it, we cannot"]
+    signals: list[str] = []
+    if "preload" in config:
+        signals.append(f"{BUNFIG}: top-level preload runs code before the tests")
+    test: dict[str, Any] = _files.table(config, "test") or {}
+    signals.extend(f"{BUNFIG}: {message}" for key, message in _TEST_KEYS.items() if key in test)
+    return signals

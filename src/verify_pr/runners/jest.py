@@ -10,24 +10,17 @@ from pathlib import Path
 from verify_pr.models.report import ReportFormat, TestReport
 from verify_pr.reports._common import DEFAULT_TREE_ROOT, ReportSource
 from verify_pr.reports.jest_json import JsonDialect, parse_jest_json
-from verify_pr.runners import _files
+from verify_pr.runners import _files, config_code
 from verify_pr.runners._scripts import runners_in_test_script
 from verify_pr.runners.base import Detection, Evidence, validate_report_path
 
 CONFIG_FILES = tuple(
     f"jest.config.{ext}" for ext in ("js", "ts", "mjs", "cjs", "mts", "cts", "json")
 )
-# Config keys that can change the exit code, rewrite or replace the report, or skip the run.
+# Config keys that change the exit code or skip the run (keys that run code: config_code).
 _TAMPER_KEYS = {
     "testFailureExitCode": "sets the exit code for failures (0 hides them)",
-    "testResultsProcessor": "runs a processor that can rewrite the results",
-    "reporters": "adds reporters, which run code and can write files",
-    "testRunner": "replaces the test runner",
-    "runner": "replaces the test runner",
-    "globalSetup": "runs code before all tests, outside the test sandbox",
-    "globalTeardown": "runs code after all tests, when the report is being written",
     "passWithNoTests": "makes a run with no tests exit 0",
-    "watchPlugins": "loads watch plugins",
 }
 _KEY_PATTERN = re.compile(r"\b(" + "|".join(_TAMPER_KEYS) + r")\b")
 
@@ -75,6 +68,7 @@ class JestRunner:
                 signals.append(f"{name} could not be read as a plain text file: not inspected")
                 continue
             signals.extend(_key_signals(name, text))
+        signals.extend(f.signal() for f in config_code.findings(tree, config_code.JEST))
         return signals
 
 

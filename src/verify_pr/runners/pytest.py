@@ -11,7 +11,7 @@ from typing import Any
 from verify_pr.models.report import ReportFormat, TestReport
 from verify_pr.reports._common import DEFAULT_TREE_ROOT, ReportSource
 from verify_pr.reports.junit import JunitDialect, parse_junit
-from verify_pr.runners import _files, python_tree
+from verify_pr.runners import _files, config_code, python_tree
 from verify_pr.runners._scripts import runners_in_test_script
 from verify_pr.runners.base import Detection, Evidence, validate_report_path
 
@@ -19,9 +19,19 @@ from verify_pr.runners.base import Detection, Evidence, validate_report_path
 _INI_FILES = (("pytest.ini", "pytest"), ("tox.ini", "pytest"), ("setup.cfg", "tool:pytest"))
 _TOML_FILES = (("pytest.toml", ("pytest",)), (".pytest.toml", ("pytest",)))
 _PYPROJECT_TABLES = (("tool", "pytest", "ini_options"), ("tool", "pytest"))
-# A top-level module of these names shadows the real one under `python3 -m pytest`
-# (the working directory comes first on sys.path).
-_SHADOWS = ("pytest.py", "pytest", "_pytest", "pluggy", "pluggy.py", "py.py", "iniconfig")
+# The interpreter never lets the tree stand in for the runner or its modules by name:
+# -P keeps the working directory off sys.path (pytest puts the rootdir there itself, by its
+# import mode, once it is running); -s ignores the user site-packages, which HOME=/work would
+# put inside the tree (a .pth there runs at startup); -B with a pycache prefix under /tmp
+# means no __pycache__ of the tree is ever read (an unchecked-hash .pyc would run instead of
+# its source) and nothing is written back.
+PYTHON = "python3 -P -s -B -X pycache_prefix=/tmp/vpr-pycache"
+# `python3 -m pytest` with the working directory put first on sys.path only once pytest and
+# what it imports at startup are loaded (the image's): the tests then import the tree's own
+# top-level packages, as under `python3 -m pytest`, and the runner is still the image's.
+PYTEST_MAIN = (
+    "import os, sys, pytest; sys.path.insert(0, os.getcwd()); sys.exit(pytest.console_main())"
+)
 _REQUIREMENTS = (
     "requirements.txt",
     "requirements-dev.txt",
@@ -58,7 +68,10 @@ class PytestRunner:
     def command(self, report_path: str) -> str:
         path = validate_report_path(report_path)
         # xunit1 adds file and line; -p no:cacheprovider keeps pytest from writing .pytest_cache
-        return f"python3 -m pytest -p no:cacheprovider --junitxml={path} -o junit_family=xunit1"
+        return (
+            f"{PYTHON} -c '{PYTEST_MAIN}' -p no:cacheprovider --junitxml={path} "
+            "-o junit_family=xunit1"
+        )
 
     def command_for(self, report_path: str, tree: Path) -> tuple[str, tuple[str, ...]]:
         """A src layout gets /work/src on the import path (as an editable install would);
@@ -69,7 +82,9 @@ class PytestRunner:
         packages = python_tree.tree_packages(tree)
         if not packages:
             return f"{env}{command}", ()
-        return f"{env}{python_tree.probe_command(packages)}; {env}{command}", tuple(packages)
+        # the probe runs under the same flags and path (cwd first), so it sees what the tests do
+        probe = python_tree.probe_command(packages, PYTHON)
+        return f"{env}{probe}; {env}{command}", tuple(packages)
 
     def parse(self, report_bytes: ReportSource) -> TestReport:
         return parse_junit(report_bytes, dialect=JunitDialect.PYTEST, tree_root=self.tree_root)
@@ -96,11 +111,7 @@ class PytestRunner:
                 f"{len(conftests)} conftest.py file(s) ({listed}) run inside pytest and can "
                 "rewrite results, the report or the exit code"
             )
-        for name in _SHADOWS:
-            if _files.entry(tree, name) is not _files.Entry.ABSENT:
-                signals.append(
-                    f"top-level {name} shadows the installed module under python3 -m pytest"
-                )
+        signals.extend(f.signal() for f in config_code.findings(tree, config_code.PYTEST))
         return signals
 
 
@@ -156,8 +167,9 @@ def _option_signals(options: dict[str, Any]) -> list[str]:
             signals.append(
                 "addopts disables the junitxml plugin (-p no:junitxml): no report would be written"
             )
-        elif plugin is not None:
-            signals.append(f"addopts loads plugin {plugin[:80]!r}, which can change results")
+        elif plugin is not None and plugin.strip().startswith("no:"):
+            signals.append(f"addopts disables plugin {plugin.strip()[3:][:80]!r}")
+        # a plugin it loads is code: config_code reports it
     checks = (
         (("--junitxml", "--junit-xml"), "addopts sets --junitxml: the report can go elsewhere"),
         (

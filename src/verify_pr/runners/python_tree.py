@@ -113,11 +113,13 @@ def tree_packages(tree: Path) -> list[str]:
     return sorted(found)[:MAX_PACKAGES]
 
 
-def probe_command(packages: list[str]) -> str:
-    """A python3 one-liner printing, per package, where it resolves (names are identifiers)."""
+def probe_command(packages: list[str], python: str = "python3") -> str:
+    """A one-liner for ``python`` (the runner's interpreter and its flags) printing, per
+    package, where it resolves (names are identifiers)."""
     names = ",".join(f'"{n}"' for n in packages)
     code = (
-        "import importlib.util as u\n"
+        "import importlib.util as u, os, sys\n"
+        "sys.path.insert(0, os.getcwd())\n"  # as pytest's command does once it has started
         f"for n in ({names},):\n"
         "    try:\n        s = u.find_spec(n)\n    except Exception:\n        s = None\n"
         "    o = s and (s.origin or next(iter(s.submodule_search_locations or ()), None))\n"
@@ -125,7 +127,7 @@ def probe_command(packages: list[str]) -> str:
     )
     if "'" in code:  # pragma: no cover - the code is ours; names are identifiers
         raise ValueError("the probe must not contain a single quote")
-    return f"python3 -c '{code}'"
+    return f"{python} -c '{code}'"
 
 
 def outside_the_tree(output: bytes, packages: list[str]) -> list[str]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from verify_pr.models.report import ReportFormat, TestReport
 from verify_pr.reports._common import DEFAULT_TREE_ROOT, ReportSource
 from verify_pr.reports.jest_json import JsonDialect, parse_jest_json
-from verify_pr.runners import _files
+from verify_pr.runners import _files, config_code
 from verify_pr.runners._scripts import runners_in_test_script
 from verify_pr.runners.base import Detection, Evidence, validate_report_path
 
@@ -86,4 +86,5 @@ class VitestRunner:
                 # Like a conftest.py: the config is code run inside vitest's own process, so
                 # it can rewrite the report whatever keys it names (or builds at run time).
                 signals.append(f"{name} runs code inside vitest and could rewrite the report")
+        signals.extend(f.signal() for f in config_code.findings(tree, config_code.VITEST))
         return signals

@@ -11,6 +11,7 @@ from verify_pr.models.limits import MAX_REPORT_BYTES
 from verify_pr.models.report import RedFlag, TestReport, TestStatus, clean_text
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict
+from verify_pr.runners.config_code import REPLACES_RUNNER
 from verify_pr.verify.output_errors import first_error_line, missing_module
 
 _MISSING_TOOL = re.compile(
@@ -121,6 +122,14 @@ def _from_report(
         return _not_proven(
             f"the runner exited {sandbox.exit_code} but its report shows no failure: "
             "exit code and report disagree",
+            tamper,
+        )
+    replaced = [s for s in tamper if s.startswith(REPLACES_RUNNER)]
+    if replaced:
+        # Not the image's runner that ran, or code nobody can read: its pass proves nothing.
+        return _not_proven(
+            f"{len(replaced)} part(s) of the runner came from the tree, not the image: "
+            "a pass cannot be vouched for (run on a clean checkout without them)",
             tamper,
         )
     reasons = [f"{executed} test(s) executed, none failed; runner exited 0"]

@@ -187,6 +187,44 @@ def test_location_line_and_duration() -> None:
     assert r.testcases[1].line is None
 
 
+@pytest.mark.parametrize("status", ["todo", "pending", "skipped", "disabled", "passed"])
+def test_a_case_with_failure_messages_is_failed_whatever_its_status(status: str) -> None:
+    # issue 12: a failed test relabelled todo/pending/skipped keeps its failure evidence
+    case = parse(report([suite([assertion(status=status, failureMessages=["boom"])])]))
+    assert (case.testcases[0].status, case.testcases[0].message) == (TestStatus.FAILED, "boom")
+
+
+_FAILING = json.dumps(
+    report([suite([assertion(status="failed", failureMessages=["x"])], status="failed")])
+)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # the top level and a suite are walked key by key (a set of keys per open object)
+        ('"testResults"', '"success": true, "testResults"'),
+        ('"message": ""', '"message": "", "status": "passed"'),
+        # an assertion result is one value decoded whole (the pairs hook)
+        ('"failureMessages": ["x"]', '"failureMessages": ["x"], "status": "passed"'),
+    ],
+)
+def test_a_key_twice_in_one_object_is_refused_at_any_level(old: str, new: str) -> None:
+    assert _FAILING.count(old) == 1
+    parse_jest_json(_FAILING.encode())  # the control: the same report once is read
+    with pytest.raises(ReportError, match=r"key '(success|status)' appears twice in one object"):
+        parse_jest_json(_FAILING.replace(old, new).encode())
+
+
+def test_a_repeated_key_after_megabytes_of_results_is_refused() -> None:
+    # The stream holds one suite at a time; the top level's own keys still catch the repeat.
+    text = json.dumps(report([suite([assertion(f"t{i}") for i in range(20_000)])]))
+    assert len(text) > 1024 * 1024
+    parse_jest_json(text.encode())
+    with pytest.raises(ReportError, match="key 'success' appears twice in one object"):
+        parse_jest_json((text[:-1] + ', "success": true}').encode())
+
+
 def test_failure_messages_joined() -> None:
     a = assertion(status="failed", failureMessages=["one", "two"])
     assert parse(report([suite([a], status="failed")])).testcases[0].message == "one\ntwo"

@@ -169,6 +169,11 @@ def test_testcases_count_at_any_depth_not_from_root_totals() -> None:
         ("<skipped/>", TestStatus.SKIPPED),
         ("<skipped/><failure/>", TestStatus.FAILED),
         ("<failure/><error/>", TestStatus.ERROR),
+        # issue 12: a failure or error anywhere below the testcase counts; skipped only direct
+        ("<system-out><failure/></system-out>", TestStatus.FAILED),
+        ('<properties><property name="p"><error/></property></properties>', TestStatus.ERROR),
+        ("<skipped/><system-out><failure/></system-out>", TestStatus.FAILED),
+        ("<system-out><skipped/></system-out>", TestStatus.PASSED),
     ],
 )
 def test_status_from_children(children: str, status: TestStatus) -> None:
@@ -293,6 +298,55 @@ def test_suite_totals_are_summed_when_the_root_is_silent() -> None:
         f'<testsuite tests="2">{OK}</testsuite></testsuites>'
     ).encode()
     assert RedFlag.TOTALS_MISMATCH in parse_junit(data).red_flags
+
+
+# ---- placement (issue 12): checked on the open-element stack while streaming ---------------
+
+
+@pytest.mark.parametrize("holder", ["properties", "system-out", "failure"])
+def test_testcase_not_directly_in_a_suite_is_refused(holder: str) -> None:
+    data = f"<testsuites><testsuite><{holder}>{OK}</{holder}>{OK}</testsuite></testsuites>"
+    with pytest.raises(ReportError, match=f"inside <{holder}>, not a suite"):
+        parse_junit(data.encode())
+
+
+@pytest.mark.parametrize("hidden_first", [True, False])
+def test_testcase_outside_every_counted_suite_is_refused_in_either_order(
+    hidden_first: bool,
+) -> None:
+    # The streaming reader meets the uncounted testcase before or after the first total.
+    counted = f'<testsuite tests="1">{OK}</testsuite>'
+    hidden = f"<testsuite><testsuite>{OK}</testsuite></testsuite>"
+    body = hidden + counted if hidden_first else counted + hidden
+    with pytest.raises(ReportError, match="outside any suite that declares its totals"):
+        parse_junit(f"<testsuites>{body}</testsuites>".encode())
+
+
+def test_without_any_totals_every_testcase_counts() -> None:
+    data = f"<testsuites><testsuite>{OK}</testsuite><testsuite><testsuite>{OK}"
+    data += "</testsuite></testsuite></testsuites>"
+    report = parse_junit(data.encode())
+    assert (report.totals.total, report.red_flags) == (2, ())
+
+
+def test_outermost_counted_suites_below_a_silent_one_are_summed() -> None:
+    def flags(declared: int) -> tuple[RedFlag, ...]:
+        inner = f'<testsuite tests="{declared}">{OK}</testsuite>'
+        data = f"<testsuites><testsuite>{inner}{inner}</testsuite></testsuites>"
+        return parse_junit(data.encode()).red_flags
+
+    assert RedFlag.TOTALS_MISMATCH not in flags(1)
+    assert RedFlag.TOTALS_MISMATCH in flags(2)  # 4 declared, 2 testcases
+
+
+def test_a_late_uncounted_testcase_is_refused_across_many_read_chunks() -> None:
+    # Far past the parser's first reads: the check holds state, not the document.
+    many = f'<testsuite tests="30000">{OK * 30_000}</testsuite>'
+    data = f"<testsuites>{many}<testsuite>{OK}</testsuite></testsuites>".encode()
+    assert len(data) > 1024 * 1024
+    assert parse_junit(f"<testsuites>{many}</testsuites>".encode()).totals.total == 30_000
+    with pytest.raises(ReportError, match="outside any suite"):
+        parse_junit(data)
 
 
 # ---- fuzzing: only ReportError or a report, never another exception --------------------------

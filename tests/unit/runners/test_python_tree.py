@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from verify_pr.runners.pytest import PytestRunner
+from verify_pr.runners.pytest import PYTHON, PytestRunner
 from verify_pr.runners.python_tree import (
     outside_the_tree,
     probe_command,
@@ -79,8 +79,10 @@ def test_pytest_command_for_a_src_layout(tmp_path: Path) -> None:
     command, probed = PytestRunner().command_for(REPORT, root)
     assert probed == ("demo",)
     probe, _, run = command.partition("; ")
-    assert probe.startswith("PYTHONPATH=/work/src python3 -c '") and '("demo",)' in probe
+    # the probe runs under pytest's own interpreter flags (-P -s -B), so it sees its path
+    assert probe.startswith(f"PYTHONPATH=/work/src {PYTHON} -c '") and '("demo",)' in probe
     assert run == "PYTHONPATH=/work/src " + PytestRunner().command(REPORT)
+    assert run.startswith(f"PYTHONPATH=/work/src {PYTHON} -c '")
 
 
 def test_pytest_command_without_packages_is_unchanged(tmp_path: Path) -> None:

@@ -62,7 +62,9 @@ def test_dollar_and_tilde_say_why() -> None:
 
 def test_exact_commands() -> None:
     assert PytestRunner().command(GOOD) == (
-        f"python3 -m pytest -p no:cacheprovider --junitxml={GOOD} -o junit_family=xunit1"
+        "python3 -P -s -B -X pycache_prefix=/tmp/vpr-pycache -c 'import os, sys, pytest; "
+        "sys.path.insert(0, os.getcwd()); sys.exit(pytest.console_main())' -p no:cacheprovider "
+        f"--junitxml={GOOD} -o junit_family=xunit1"
     )
     assert JestRunner().command(GOOD) == (
         f"jest --ci --json --outputFile={GOOD} --testLocationInResults"

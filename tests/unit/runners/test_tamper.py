@@ -76,7 +76,7 @@ def test_pytest_conftest_anywhere_and_shadowing_module(tmp_path: Path) -> None:
     write(tmp_path, "pytest.py", "")
     text = signals_text(PytestRunner().tamper_signals(tmp_path))
     assert "1 conftest.py file(s) (tests/deep/conftest.py)" in text
-    assert "top-level pytest.py shadows" in text
+    assert "top-level pytest.py: named like a module pytest or Python provides" in text
 
 
 def test_pytest_symlinked_config_is_reported(tmp_path: Path) -> None:
@@ -87,7 +87,7 @@ def test_pytest_symlinked_config_is_reported(tmp_path: Path) -> None:
 def test_clean_trees_have_no_signals(tmp_path: Path) -> None:
     write(tmp_path, "pytest.ini", "[pytest]\naddopts = -q -ra\ntestpaths = tests\n")
     write(tmp_path, "package.json", json.dumps({"jest": {"verbose": True}}))
-    write(tmp_path, "jest.config.js", "module.exports = { testEnvironment: 'node' };")
+    write(tmp_path, "jest.config.json", json.dumps({"testEnvironment": "node"}))
     write(tmp_path, "bunfig.toml", "[install]\nexact = true\n")
     for runner in (PytestRunner(), JestRunner(), VitestRunner(), BunRunner()):
         assert runner.tamper_signals(tmp_path) == [], runner.name

@@ -9,6 +9,7 @@ import pytest
 from verify_pr.models.report import RedFlag, ReportFormat, TestCase, TestReport, TestStatus
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict
+from verify_pr.runners.config_code import REPLACES_RUNNER
 from verify_pr.verify.rules import DEPENDENCIES_HINT, Judgement, judge
 
 TAMPER = ["conftest.py can rewrite results"]
@@ -314,6 +315,22 @@ def test_tamper_signals_are_carried_on_a_pass() -> None:
 def test_tamper_signals_on_zero_executed() -> None:
     j = run(report=rep([]), tamper=TAMPER)
     assert j.reasons[-1] == f"the repo changes its own harness: {TAMPER[0]}"
+
+
+REPLACED = f"{REPLACES_RUNNER}node_modules/jest: the image's jest hands the run over"
+
+
+def test_a_runner_replaced_by_the_tree_never_passes() -> None:
+    j = run(tamper=["a", REPLACED])
+    assert j.verdict is Verdict.NOT_PROVEN
+    assert j.reasons[0].startswith("1 part(s) of the runner came from the tree")
+    assert j.reasons[-1] == f"the repo changes its own harness: {REPLACED}"
+    assert run(tamper=["a"]).verdict is Verdict.PASS  # positive control: a plain signal
+
+
+def test_a_runner_replaced_by_the_tree_still_fails_on_failure_evidence() -> None:
+    j = run(box(exit_code=1), rep([case("bad", TestStatus.FAILED)]), tamper=[REPLACED])
+    assert j.verdict is Verdict.FAIL
 
 
 # --- coverage of the enums (runs last in this module) -----------------------------------------
