@@ -19,7 +19,8 @@ from verify_pr.models.limits import MAX_REPORT_BYTES
 DEFAULT_TREE_ROOT = "/work"
 
 _INT = re.compile(r"[0-9]{1,9}")
-_DECIMAL = re.compile(r"[0-9]{1,12}(?:\.[0-9]{1,12})?(?:[eE][-+]?[0-9]{1,3})?")
+# bun writes a whole number of seconds as "0." (a trailing dot, no digits): a decimal all the same
+_DECIMAL = re.compile(r"[0-9]{1,12}(?:\.[0-9]{0,12})?(?:[eE][-+]?[0-9]{1,3})?")
 
 
 class ReportFile(Protocol):
