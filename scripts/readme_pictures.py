@@ -58,6 +58,7 @@ body { font: 14px/1.5 -apple-system, "Segoe UI", "DejaVu Sans", sans-serif; colo
               color: #fff; font-size: 12px; line-height: 22px; }
 .success { background: #1a7f37; } .neutral { background: #6e7781; }
 .failure { background: #cf222e; } .action_required { background: #bf8700; }
+.summary { background: #0969da; }
 .body { padding: 8px 16px 16px; }
 h2 { font-size: 1.3em; border-bottom: 1px solid #d8dee4; padding-bottom: .3em; }
 h3 { font-size: 1.1em; }

@@ -226,7 +226,7 @@ SUMMARY_FLIPS = (Transition.FAIL_TO_PASS, Transition.PASS_TO_FAIL, Transition.RE
 def render_compare_summary(result: CompareResult) -> str:
     """The job summary of mode compare: verdict, the proof first, what was compared, counts,
     flipped tests; PR strings escaped."""
-    from verify_pr.verify.compare_summary import compared_line, proof_lines
+    from verify_pr.compare_markdown import compared_line, proof_lines
 
     c = result.counts
     lines = [

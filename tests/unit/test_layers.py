@@ -33,6 +33,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "verify": ("action", "publish", "github"),
     "models": (*PR_SIDE, "publish", "github", "docker"),
     "markdown": (*PR_SIDE, "publish", "github", "docker"),
+    "compare_markdown": (*PR_SIDE, "publish", "github", "docker"),
     "errors": (*PR_SIDE, "publish", "github", "docker"),
     "exit_codes": (*PR_SIDE, "publish", "github", "docker"),
     "utf8": (*PR_SIDE, "publish", "github", "docker"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from verify_pr.compare_markdown import compared_line, proof_lines
 from verify_pr.markdown import (
     escape_inline,
     fenced_block,
@@ -118,12 +119,9 @@ def _compare_summary(result: CompareResult, trust: Trust) -> list[str]:
     c = result.counts
     lines = [f"## {claimed}: {result.verdict.value.replace('_', ' ')} (base against head)", ""]
     lines += [COMPARE_MEANINGS[result.verdict], ""]
-    lines.append(
-        f"Base {inline_code(result.base_sha[:12])} ({result.base.verdict.value}) against head "
-        f"{inline_code(result.head_sha[:12])} ({result.head.verdict.value})"
-        + ("; strict harness: head ran with base's harness files" if result.strict_harness else "")
-    )
-    lines.append("")
+    # the proof first: each FAIL_TO_PASS test, where, and how it failed on base's code
+    lines += proof_lines(result)
+    lines += [compared_line(result), ""]
     lines.append(transition_counts_table(c))
     lines += [f"- {escape_inline(reason)}" for reason in result.reasons]
     lines.append("")

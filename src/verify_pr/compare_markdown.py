@@ -1,0 +1,52 @@
+"""The Markdown of a comparison that every summary leads with: the proof, and what was compared.
+
+Shared by the verifier's compare_summary.md, the action's job summary and the publish job's
+check run, so it depends on the models and the Markdown helpers only. Every string from the PR
+is escaped.
+"""
+
+from __future__ import annotations
+
+from verify_pr.markdown import escape_inline, inline_code
+from verify_pr.models.compare import CompareMethod, CompareResult
+
+SUMMARY_MAX_ROWS = 10
+SUMMARY_MESSAGE_CHARS = 300
+
+
+def compared_line(result: CompareResult) -> str:
+    """What ran as before and after, in one line."""
+    base, head = inline_code(result.base_sha[:12]), inline_code(result.head_sha[:12])
+    if result.method is CompareMethod.MERGE and result.merge_tree:
+        after = f"head {head} merged into base {base} (tree {inline_code(result.merge_tree[:12])})"
+    elif result.method is CompareMethod.HEAD:
+        after = f"head {head} (base {base} is its ancestor)"
+    else:
+        after = f"head {head}"
+    since = (
+        f", PR's change from merge base {inline_code(result.merge_base[:12])}"
+        if (result.merge_base)
+        else ""
+    )
+    strict = "; head ran with base's harness files (strict)" if result.strict_harness else ""
+    return f"Compared base {base} ({result.base.verdict}) with {after}{since}{strict}."
+
+
+def proof_lines(result: CompareResult) -> list[str]:
+    """Each FAIL_TO_PASS test: id, file:line, and how it failed on base's code (escaped)."""
+    if not result.proofs:
+        return []
+    lines = [f"**FAIL_TO_PASS** ({len(result.proofs)}): fails on base's code, passes on head"]
+    for proof in result.proofs[:SUMMARY_MAX_ROWS]:
+        where = f"{proof.file}:{proof.line}" if proof.file and proof.line else proof.file
+        message = " ".join((proof.message or "no message").split())
+        if len(message) > SUMMARY_MESSAGE_CHARS:
+            message = message[:SUMMARY_MESSAGE_CHARS] + " …"
+        lines.append(
+            f"- {inline_code(proof.id[:300])}"
+            + (f" at {inline_code(where[:300])}" if where else "")
+            + f": {escape_inline(message)}"
+        )
+    if len(result.proofs) > SUMMARY_MAX_ROWS:
+        lines.append(f"- … and {len(result.proofs) - SUMMARY_MAX_ROWS} more")
+    return [*lines, ""]
