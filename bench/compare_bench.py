@@ -97,8 +97,8 @@ def main() -> int:
     print("| benchmark | verify-pr | baseline | ratio | target |")
     print("|---|---|---|---|---|")
     for label, extra in (
-        ("6 compare parse 1.20.1 -> 1.20.2 (default: 2 FAIL_TO_PASS re-run 3x per side)", ()),
-        ("6b the same with `--flake-runs 0` (three runs only)", ("--flake-runs", "0")),
+        ("C1 compare parse 1.20.1 -> 1.20.2 (default: 2 FAIL_TO_PASS re-run 3x per side)", ()),
+        ("C1b the same with `--flake-runs 0` (three runs only)", ("--flake-runs", "0")),
     ):
         x, y, ratio = pairs(args.pairs, lambda e=extra: compare(*e), bare_run)
         print(f"| {label} vs one bare docker run | {x:.2f} s | {y:.2f} s | {ratio:.2f} | <= 1.3 |")
