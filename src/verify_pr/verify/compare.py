@@ -27,16 +27,23 @@ from verify_pr.models.compare import (
     TestTransition,
     Transition,
 )
-from verify_pr.models.report import RedFlag, TestCase, TestReport, TestStatus, Totals
+from verify_pr.models.report import (
+    EXECUTED,
+    FAILING,
+    STATUS_RANK,
+    RedFlag,
+    TestCase,
+    TestReport,
+    TestStatus,
+    Totals,
+)
 from verify_pr.models.sandbox import RunStatus
-from verify_pr.models.transitions import FAILING, classify, count
+from verify_pr.models.transitions import classify, count
 from verify_pr.models.verdict import REASON_MAX_CHARS, Verdict, VerdictFile
 from verify_pr.verify.suite import SuiteOutcome
 from verify_pr.verify.trees import overlay_harness, overlay_paths
 
 __all__ = ["overlay_harness", "overlay_paths"]
-
-_FAILING = FAILING
 
 # Files that decide how the tests run or how their results are reported (matched on the
 # file name at any depth, or on the first path component for module shadows).
@@ -95,9 +102,6 @@ def harness_files(changed: Iterable[str]) -> list[str]:
     return sorted({path for path in changed if is_harness_path(path)})
 
 
-_RANK = {TestStatus.SKIPPED: 0, TestStatus.PASSED: 1, TestStatus.FAILED: 2, TestStatus.ERROR: 3}
-
-
 def worst(report: TestReport | None) -> dict[str, TestStatus]:
     return report.worst_by_id() if report is not None else {}
 
@@ -107,7 +111,7 @@ def worst_cases(verdict: VerdictFile) -> dict[str, TestCase]:
     found: dict[str, TestCase] = {}
     for case in verdict.testcases:
         seen = found.get(case.id)
-        if seen is None or _RANK[case.status] > _RANK[seen.status]:
+        if seen is None or STATUS_RANK[case.status] > STATUS_RANK[seen.status]:
             found[case.id] = case
     return found
 
@@ -124,7 +128,7 @@ LOAD_ERROR_NAMES = ("(test file failed to run)",)
 def is_load_failure(case: TestCase) -> bool:
     """A runner's stand-in for a test file that could not load (pytest collection error,
     jest/vitest suite failure): it stands for every test of that file."""
-    if case.status not in _FAILING or case.file is None:
+    if case.status not in FAILING or case.file is None:
         return False
     if case.classname is None:  # pytest: an errored module; a JS top-level test only fails
         return case.status is TestStatus.ERROR or case.name in LOAD_ERROR_NAMES
@@ -201,8 +205,8 @@ class Side:
             shown = ", ".join(str(f) for f in flags)
             reasons.append(f"the {self.name} report shows red flags: {shown}")
         statuses = report.worst_by_id().values()
-        executed = sum(1 for s in statuses if s is not TestStatus.SKIPPED)
-        failed = any(s in _FAILING for s in statuses)
+        executed = sum(1 for s in statuses if s in EXECUTED)
+        failed = any(s in FAILING for s in statuses)
         if executed == 0:
             reasons.append(f"the {self.name} run executed zero tests")
         if failed and result.exit_code == 0:
@@ -242,6 +246,7 @@ class Findings:
     regressed: list[str]
     gone: list[str]
     newly_skipped: list[str]
+    newly_expected: list[str]  # ran on base, marked to fail after the PR (xfail, test.failing)
     test_changed: list[str]
     added_failing: list[str]
 
@@ -259,26 +264,39 @@ def findings(
     regressed += sorted(
         i
         for i, s in base_own.items()
-        if s is TestStatus.PASSED and head.get(i) in _FAILING and i not in regressed
+        if s is TestStatus.PASSED and head.get(i) in FAILING and i not in regressed
     )
     gone = list(by_kind[Transition.REMOVED])
     gone += sorted(i for i in base_own if i not in before and i not in head and i not in gone)
-    ran = (TestStatus.PASSED, *_FAILING)
-    newly_skipped = sorted(
+    newly_skipped = _newly(TestStatus.SKIPPED, before, head, base_own)
+    newly_expected = _newly(TestStatus.EXPECTED_FAILURE, before, head, base_own)
+    test_changed = sorted(
+        i for i, s in base_own.items() if s in FAILING and before.get(i) is TestStatus.PASSED
+    )
+    added_failing = [i for i in by_kind[Transition.ADDED] if head.get(i) in FAILING]
+    return Findings(
+        by_kind, regressed, gone, newly_skipped, newly_expected, test_changed, added_failing
+    )
+
+
+def _newly(
+    status: TestStatus,
+    before: Mapping[str, TestStatus],
+    head: Mapping[str, TestStatus],
+    base_own: Mapping[str, TestStatus],
+) -> list[str]:
+    """Base tests that ran (in base's own run or with the PR's tests) and now have ``status``:
+    on head, or already on base's code once the PR's version of the test is in place."""
+    found = sorted(
         i
         for i, s in head.items()
-        if s is TestStatus.SKIPPED and (before.get(i) in ran or base_own.get(i) in ran)
+        if s is status and (before.get(i) in EXECUTED or base_own.get(i) in EXECUTED)
     )
-    newly_skipped += sorted(
+    return found + sorted(
         i
         for i, s in before.items()
-        if s is TestStatus.SKIPPED and base_own.get(i) in ran and i not in newly_skipped
+        if s is status and base_own.get(i) in EXECUTED and i not in found
     )
-    test_changed = sorted(
-        i for i, s in base_own.items() if s in _FAILING and before.get(i) is TestStatus.PASSED
-    )
-    added_failing = [i for i in by_kind[Transition.ADDED] if head.get(i) in _FAILING]
-    return Findings(by_kind, regressed, gone, newly_skipped, test_changed, added_failing)
 
 
 def _ids(ids: Sequence[str]) -> str:
@@ -337,7 +355,8 @@ def decide(
         ),
         (found.regressed, "test(s) pass on base and fail on head"),
         (found.gone, "test(s) of base are gone on head"),
-        (found.newly_skipped, "test(s) of base are newly skipped or expected to fail"),
+        (found.newly_skipped, "test(s) of base are newly skipped"),
+        (found.newly_expected, "test(s) of base are newly expected to fail (never a pass)"),
         (found.added_failing, "test(s) new on head fail there"),
         (
             list(ev.flaky),

@@ -23,9 +23,9 @@ from pathlib import Path, PurePosixPath
 
 from verify_pr.errors import InputRefused
 from verify_pr.models.compare import CompareMethod, CompareResult, Transition
-from verify_pr.models.report import TestCase
+from verify_pr.models.report import FAILING, TestCase
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
-from verify_pr.models.transitions import FAILING, classify
+from verify_pr.models.transitions import classify
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.sandbox.resources import DEFAULT_RESOURCES, Resources
 from verify_pr.sandbox.run import SandboxRun

@@ -33,7 +33,8 @@ def summary_markdown(result: CompareResult) -> str:
     listed = (
         ("PASS_TO_FAIL (regressions)", found.regressed),
         ("Test changed, not the code", list(result.test_changed)),
-        ("Newly skipped or expected to fail", found.newly_skipped),
+        ("Newly skipped", found.newly_skipped),
+        ("Newly expected to fail", found.newly_expected),
         ("Flaky", list(result.flaky)),
         ("REMOVED", found.gone),
     )
@@ -48,10 +49,11 @@ def summary_markdown(result: CompareResult) -> str:
     lines += [
         compared_line(result),
         "",
-        "| FAIL→PASS | PASS→FAIL | PASS→PASS | FAIL→FAIL | added | removed | skipped |",
-        "|---|---|---|---|---|---|---|",
+        "| FAIL→PASS | PASS→FAIL | PASS→PASS | FAIL→FAIL | added | removed | skipped "
+        "| expected to fail |",
+        "|---|---|---|---|---|---|---|---|",
         f"| {c.fail_to_pass} | {c.pass_to_fail} | {c.pass_to_pass} | {c.fail_to_fail} "
-        f"| {c.added} | {c.removed} | {c.skipped} |",
+        f"| {c.added} | {c.removed} | {c.skipped} | {c.expected_failure} |",
         "",
     ]
     if result.test_paths or result.code_paths:

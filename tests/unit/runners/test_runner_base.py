@@ -62,9 +62,14 @@ def test_dollar_and_tilde_say_why() -> None:
 
 def test_exact_commands() -> None:
     assert PytestRunner().command(GOOD) == (
-        "python3 -P -s -B -X pycache_prefix=/tmp/vpr-pycache -c 'import os, sys, pytest; "
-        "sys.path.insert(0, os.getcwd()); sys.exit(pytest.console_main())' -p no:cacheprovider "
-        f"--junitxml={GOOD} -o junit_family=xunit1"
+        "python3 -P -s -B -X pycache_prefix=/tmp/vpr-pycache -c 'import os, sys, types, pytest; "
+        'm = set(); h = lambda report: (report.when != "teardown" and hasattr(report, '
+        '"wasxfail") and m.add(report.nodeid)) or (report.when == "teardown" and '
+        'report.nodeid in m and report.user_properties.append(("verify-pr.expected-failure", '
+        '"true"))); p = types.ModuleType("verify_pr_xfail"); p.pytest_runtest_logreport = '
+        "pytest.hookimpl(tryfirst=True)(h); sys.path.insert(0, os.getcwd()); "
+        "sys.exit(pytest.main(plugins=[p]))'"
+        f" -p no:cacheprovider --junitxml={GOOD} -o junit_family=xunit1"
     )
     assert JestRunner().command(GOOD) == (
         f"jest --ci --json --outputFile={GOOD} --testLocationInResults"
