@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from tests.unit.verify.test_rules import box
 from verify_pr.models.report import ReportFormat, TestCase, TestReport, TestStatus
-from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict
 from verify_pr.reports.junit import EXPECTED_FAILURE_PROPERTY, JunitDialect, parse_junit
 from verify_pr.verify import expected_failures
@@ -106,22 +106,10 @@ def test_files_outside_the_tree_are_never_read(tmp_path: Path) -> None:
     assert {c.name: c.status for c in got.testcases} == {"out": P, "dotdot": P, "inner link": X}
 
 
-def sandbox() -> SandboxResult:
-    return SandboxResult(
-        status=RunStatus.COMPLETED,
-        exit_code=0,
-        output_truncated=False,
-        detail="",
-        image="img:1",
-        timeout_s=60,
-        report=ReportStatus.RETURNED,
-    )
-
-
 def test_expected_failures_alone_are_not_a_pass_and_beside_a_pass_do_not_fail_it() -> None:
     only = report(case("a.js", 1, X, name="a"), case("a.js", 2, X, name="b"))
-    judged = judge(sandbox(), b"", only, None, [])
+    judged = judge(box(), b"", only, None, [])
     assert judged.verdict is Verdict.NOT_PROVEN
     assert "no test was executed" in judged.reasons[0]
     mixed = report(case("a.js", 1, X, name="a"), case("a.js", 2, P, name="b"))
-    assert judge(sandbox(), b"", mixed, None, []).verdict is Verdict.PASS
+    assert judge(box(), b"", mixed, None, []).verdict is Verdict.PASS
