@@ -1,6 +1,8 @@
 """Tests marked to fail, where the report cannot say so: jest's and bun's ``test.failing`` and
 vitest's ``test.fails`` are written as plain passes when their body fails (seen in jest 29,
-vitest 3 and bun 1.x). Each passing testcase's own line in the tree is read, as data, and a
+vitest 3 and bun 1.x), and so is pytest's non-strict XPASS when pytest runs under the caller's
+own command (verify-pr's own pytest command marks it in the report). Each passing testcase's
+own line in the tree is read, as data (for a Python test, with the decorators above it), and a
 test declared there with such a marker becomes an expected failure: never a pass.
 
 This reads what an honest suite declares; a suite that hides the marker (an alias, a computed
@@ -18,6 +20,9 @@ from verify_pr.runners import _files
 # `.failing`/`.fails` after a test function (test.failing, it.fails, test.failing.each...),
 # or looked up by a quoted name.
 MARKER = re.compile(rb"\.\s*(?:failing|fails)\b|\[\s*['\"`](?:failing|fails)['\"`]\s*\]")
+# pytest's marker in a decorator above the def: @pytest.mark.xfail, @xfail, ...
+PY_MARKER = re.compile(rb"\bxfail\b")
+MAX_DECORATOR_LINES = 30
 MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_FILES = 20_000  # distinct test files read per report (the walk's own cap)
 
@@ -29,13 +34,10 @@ class _Lines:
         self.root = tree.resolve()
         self.seen: dict[str, list[bytes] | None] = {}
 
-    def line(self, file: str, number: int) -> bytes | None:
+    def lines(self, file: str) -> list[bytes] | None:
         if file not in self.seen:
             self.seen[file] = self._read(file) if len(self.seen) < MAX_FILES else None
-        lines = self.seen[file]
-        if lines is None or not 1 <= number <= len(lines):
-            return None
-        return lines[number - 1]
+        return self.seen[file]
 
     def _read(self, file: str) -> list[bytes] | None:
         try:
@@ -70,11 +72,40 @@ def mark(report: TestReport, tree: Path) -> TestReport:
     )
 
 
-def _declared_failing(case: TestCase, lines: _Lines) -> bool:
+def _declared_failing(case: TestCase, files: _Lines) -> bool:
     if case.status is not TestStatus.PASSED or not case.file or case.line is None:
         return False
     try:
-        text = lines.line(case.file, case.line)
+        lines = files.lines(case.file)
     except ValueError:  # not a repo-relative path
         return False
-    return text is not None and MARKER.search(text) is not None
+    if lines is None or not 1 <= case.line <= len(lines):
+        return False
+    if case.file.endswith(".py"):
+        return any(PY_MARKER.search(line) for line in _decorators(lines, case.line - 1))
+    return MARKER.search(lines[case.line - 1]) is not None
+
+
+def _decorators(lines: list[bytes], at: int) -> list[bytes]:
+    """The decorator block above the ``def`` at index ``at``: ``@`` lines at the def's indent,
+    with the lines of a decorator that spans several (deeper lines count only once an ``@``
+    line above them claims them, so the previous function's body is never read)."""
+    indent = _indent(lines[at])
+    block: list[bytes] = []
+    pending: list[bytes] = []
+    for line in reversed(lines[max(0, at - MAX_DECORATOR_LINES) : at]):
+        text = line.strip()
+        if not text or _indent(line) < indent:
+            break
+        if _indent(line) > indent or text.startswith((b")", b"]")):
+            pending.append(line)
+        elif text.startswith(b"@"):
+            block += [*pending, line]
+            pending = []
+        else:
+            break  # the previous statement at the def's level
+    return block
+
+
+def _indent(line: bytes) -> int:
+    return len(line) - len(line.lstrip())

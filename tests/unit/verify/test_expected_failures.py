@@ -113,3 +113,45 @@ def test_expected_failures_alone_are_not_a_pass_and_beside_a_pass_do_not_fail_it
     assert "no test was executed" in judged.reasons[0]
     mixed = report(case("a.js", 1, X, name="a"), case("a.js", 2, P, name="b"))
     assert judge(box(), b"", mixed, None, []).verdict is Verdict.PASS
+
+
+PY = (
+    "import pytest\n"  # 1
+    "\n"  # 2
+    "@pytest.mark.xfail(reason='bug')\n"  # 3
+    "def test_marked():\n"  # 4
+    "    assert True\n"  # 5
+    "\n"  # 6
+    "@pytest.mark.parametrize(\n"  # 7
+    "    'x', [1],\n"  # 8
+    ")\n"  # 9
+    "@pytest.mark.xfail\n"  # 10
+    "def test_multiline(x):\n"  # 11
+    "    pass\n"  # 12
+    "x = 'xfail'\n"  # 13
+    "def test_after_a_statement():\n"  # 14
+    "    pass\n"  # 15
+    "class TestC:\n"  # 16
+    "    @pytest.mark.xfail\n"  # 17
+    "    def test_method(self):\n"  # 18
+    "        pass\n"  # 19
+    "        pytest.xfail('in the body of the method above')\n"  # 20
+    "    def test_plain(self):\n"  # 21
+    "        pass\n"  # 22
+)
+
+
+def test_a_python_test_under_an_xfail_decorator_is_an_expected_failure(tmp_path: Path) -> None:
+    # what an own command's JUnit says of a non-strict XPASS: a plain pass at the def's line
+    (tmp_path / "test_m.py").write_text(PY)
+    lines = {"marked": 4, "multiline": 11, "after": 14, "method": 18, "plain": 21}
+    got = expected_failures.mark(
+        report(*(case("test_m.py", n, name=name) for name, n in lines.items())), tmp_path
+    )
+    assert {c.name: c.status for c in got.testcases} == {
+        "marked": X,
+        "multiline": X,
+        "after": P,  # the statement above is not a decorator
+        "method": X,
+        "plain": P,  # the previous method's body is not a decorator
+    }
