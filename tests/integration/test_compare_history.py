@@ -13,6 +13,7 @@ import json
 import re
 import shutil
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -22,8 +23,8 @@ from tests.conftest import require_docker
 from tests.git_helpers import checkout, commit, git, init_repo
 from tests.integration.test_compare_negatives import compare
 from tests.integration.test_corpus import _NODE_DIRECT, MANIFEST, fetch, fetch_npm, unpack
-from verify_pr.models.compare import CompareResult
 from verify_pr.models.report import TestCase
+from verify_pr.models.verdict import VerdictFile
 from verify_pr.verify.select import pytest_node_id
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -130,12 +131,17 @@ def over_base(base: Path, head: Path, dest: Path, test_paths: list[str]) -> Path
     return dest
 
 
-def direct_fail_to_pass(entry: dict[str, Any], base: Path, head: Path, scratch: Path) -> list[str]:
+def direct_transitions(
+    entry: dict[str, Any], base: Path, head: Path, scratch: Path
+) -> tuple[list[str], list[str]]:
+    """FAIL_TO_PASS (fails with head's tests over base's code, passes on head) and the base
+    tests gone on head, from three direct runs (in parallel: they are independent)."""
     runner = entry["runner"]
-    tree = over_base(base, head, scratch / "before", entry["test_paths"])
-    before = direct_results(tree, runner)
-    after = direct_results(head, runner)
-    return sorted(i for i, s in before.items() if s != "PASSED" and after.get(i) == "PASSED")
+    over = over_base(base, head, scratch / "before", entry["test_paths"])
+    with ThreadPoolExecutor(3) as pool:
+        own, before, after = pool.map(lambda t: direct_results(t, runner), (base, over, head))
+    fixed = sorted(i for i, s in before.items() if s != "PASSED" and after.get(i) == "PASSED")
+    return fixed, sorted(set(own) - set(after))
 
 
 def _releases(entry: dict[str, Any], tmp_path: Path) -> tuple[Path, Path]:
@@ -153,18 +159,26 @@ def test_release_pair_matches_the_runner_run_directly(
     image = IMAGES[runner]
     require_docker(image)
     base, head = _releases(entry, tmp_path)
-    assert direct_fail_to_pass(entry, base, head, tmp_path) == entry["fail_to_pass"]
+    fixed, removed = direct_transitions(entry, base, head, tmp_path)
+    assert (fixed, removed) == (entry["fail_to_pass"], entry["removed"])
     repo, base_sha, head_sha = two_commits(tmp_path, base, head)
     extra = ["--runner", runner, "--flake-runs", "1", "--timeout", "300"]
     if entry["strict_harness"]:
         extra.append("--strict-harness")
     _code, result, _ = compare(tmp_path / "cmp", repo, base_sha, head_sha, image, *extra)
     assert result.verdict == entry["verdict"], result.reasons
+    # every reason is the expected one, in order: no other rule fired
+    assert len(result.reasons) == len(entry["reasons"]), result.reasons
+    for got, want in zip(result.reasons, entry["reasons"], strict=True):
+        assert want in got, result.reasons
     assert list(result.harness_files_changed) == entry["harness_files_changed"]
-    proved = sorted(
-        node for p in result.proofs if (node := runner_id(runner, _head_case(result, p.id)))
-    )
-    assert proved == entry["fail_to_pass"]
+    proved = [runner_id(runner, _case(result.head, p.id)) for p in result.proofs]
+    assert sorted(map(str, proved)) == entry["fail_to_pass"]
+    # base's own tests (run only for the test files the PR edits) gone from both later runs
+    own = result.base_own.testcases if result.base_own else ()
+    later = {c.id for c in (*result.base.testcases, *result.head.testcases)}
+    gone = sorted({str(runner_id(runner, c)) for c in own if c.id not in later})
+    assert gone == entry["removed"]
 
 
 def runner_id(runner: str, case: TestCase) -> str | None:
@@ -174,8 +188,8 @@ def runner_id(runner: str, case: TestCase) -> str | None:
     return f"{case.file}::{case.classname or ''}::{case.name}"
 
 
-def _head_case(result: CompareResult, test_id: str) -> TestCase:
-    return next(c for c in result.head.testcases if c.id == test_id)
+def _case(side: VerdictFile, test_id: str) -> TestCase:
+    return next(c for c in side.testcases if c.id == test_id)
 
 
 def test_real_fix_whose_base_moved_on_is_verified(tmp_path: Path) -> None:
@@ -203,7 +217,7 @@ def test_real_fix_whose_base_moved_on_is_verified(tmp_path: Path) -> None:
     assert result.method == "merge-tree" and result.merge_base == fork
     assert "tests/test_moved_on.py" not in result.test_paths  # not the PR's change
     assert (
-        sorted(pytest_node_id(_head_case(result, p.id)) or "" for p in result.proofs)
+        sorted(pytest_node_id(_case(result.head, p.id)) or "" for p in result.proofs)
         == (entry["fail_to_pass"])
     )
     moved = [t for t in result.transitions if t.id.endswith("::test_year")]
