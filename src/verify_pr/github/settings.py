@@ -13,8 +13,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import AfterValidator, Field, ValidationError
+from pydantic_core import PydanticCustomError
 
+from verify_pr.contract import AUTO, DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, RUNNER_CHOICES
 from verify_pr.errors import ConfigError
 from verify_pr.models.base import BoundaryModel
 
@@ -93,7 +95,16 @@ class Mode(StrEnum):
     COMPARE = "compare"
 
 
-RUNNER_CHOICES = ("auto", "pytest", "jest", "vitest", "bun")
+def _runner_choice(value: str) -> str:
+    """One of ``RUNNER_CHOICES``, refused with the message a ``Literal`` of them would give."""
+    if value in RUNNER_CHOICES:
+        return value
+    names = [repr(choice) for choice in RUNNER_CHOICES]
+    expected = f"{', '.join(names[:-1])} or {names[-1]}"
+    raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": expected})
+
+
+RunnerChoice = Annotated[str, AfterValidator(_runner_choice)]
 _IMAGE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._/:@-]{0,254}$"
 DIGEST_IMAGE_PATTERN = (
     r"^[a-z0-9][a-z0-9._/-]{0,200}(:[0-9]{1,5}/[a-z0-9._/-]{1,200})?@sha256:[0-9a-f]{64}$"
@@ -106,11 +117,11 @@ class VerifySettings(BoundaryModel):
 
     image: Annotated[str, Field(pattern=_IMAGE_PATTERN)]
     mode: Mode
-    runner: Literal["auto", "pytest", "jest", "vitest", "bun"]
+    runner: RunnerChoice
     path: Annotated[
         str, Field(pattern=r"^(\.|[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*)$", max_length=1024)
     ]
-    timeout: Annotated[int, Field(ge=1, le=3600)]
+    timeout: Annotated[int, Field(ge=1, le=MAX_TIMEOUT_S)]
     max_output: Annotated[int, Field(ge=1, le=1 << 20)]
     artifact_name: Annotated[str, Field(pattern=_NAME_PATTERN)]
     retention_days: Annotated[int, Field(ge=1, le=90)]
@@ -149,9 +160,9 @@ class VerifySettings(BoundaryModel):
                     {
                         "image": read_input(env, "image"),
                         "mode": read_input(env, "mode", default="run"),
-                        "runner": read_input(env, "runner", default="auto"),
+                        "runner": read_input(env, "runner", default=AUTO),
                         "path": read_input(env, "path", default=".").strip("/") or ".",
-                        "timeout": _int(read_input(env, "timeout", default="600")),
+                        "timeout": _int(read_input(env, "timeout", default=str(DEFAULT_TIMEOUT_S))),
                         "max_output": _int(read_input(env, "max-output", default=str(1 << 20))),
                         "artifact_name": read_input(
                             env, "artifact-name", default=DEFAULT_ARTIFACT_NAME

@@ -15,9 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from verify_pr.contract import RunnerName
 from verify_pr.runners import _files
 
-PYTEST, JEST, VITEST, BUN = "pytest", "jest", "vitest", "bun"
+PYTEST, JEST, VITEST, BUN = (
+    RunnerName.PYTEST,
+    RunnerName.JEST,
+    RunnerName.VITEST,
+    RunnerName.BUN,
+)
 NODE_RUNNERS = (JEST, VITEST, BUN)
 # A finding that swaps the runner's own code for the tree's (a node_modules the runner loads
 # its packages from, compiled modules without a source): its signal starts with this, and the

@@ -21,6 +21,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from verify_pr.contract import AUTO, DEFAULT_TIMEOUT_S, RunnerName, new_report_path
 from verify_pr.errors import InputRefused
 from verify_pr.models.compare import CompareMethod, CompareResult, Transition
 from verify_pr.models.report import TestCase
@@ -49,8 +50,8 @@ class CompareRequest:
     base_sha: str
     head_sha: str
     image: str
-    runner: str = "auto"
-    timeout_s: int = 600
+    runner: str = AUTO
+    timeout_s: int = DEFAULT_TIMEOUT_S
     max_output: int = 1 << 20
     strict_harness: bool = False
     command: str | None = None  # own command with {report}, the same for every run
@@ -210,7 +211,7 @@ def _plan(request: CompareRequest, base_tree: Path, runner: str | None = None) -
     if request.command is not None:
         return plan_custom(request.command, request.report_format or "")
     plan = plan_detected(base_tree, runner or request.runner)
-    if plan.runner == "pytest":
+    if plan.runner == RunnerName.PYTEST:
         # A new test file that cannot import on base's code must not stop the others: the
         # same flag on every run keeps the runs alike.
         command = f"{plan.command} --continue-on-collection-errors"
@@ -226,7 +227,7 @@ def _own_plan(
     plan = _plan(request, base_tree)
     modules = [p for p in edited if p.endswith(".py") and _is_module(rule, p)]
     if (
-        plan.runner != "pytest"
+        plan.runner != RunnerName.PYTEST
         or len(modules) != len(edited)
         or len(modules) > 100
         or not all(_PLAIN_PATH.fullmatch(p) and not p.startswith("-") for p in modules)
@@ -372,8 +373,6 @@ def _rerun(
     before_tree: Path,
     after_tree: Path,
 ) -> str:
-    from verify_pr.verify.suite import new_report_path
-
     sides = ((before_tree, True), (after_tree, False))
     suffix = plan.report_path[plan.report_path.rindex(".") :]
     for _ in range(request.flake_runs):

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import secrets
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+from verify_pr.contract import RunnerName, new_report_path
 from verify_pr.errors import InputRefused, ReportError
 from verify_pr.models.report import TestCase, TestReport, TestStatus
 from verify_pr.models.verdict import (
@@ -48,11 +48,6 @@ class SuiteOutcome:
     tamper: tuple[str, ...] = ()  # the runners' tamper signals for this tree
 
 
-def new_report_path(suffix: str) -> str:
-    # Plain characters only: pytest expands $ and ~ in --junitxml.
-    return f"/work/vpr-report-{secrets.token_hex(16)}{suffix}"
-
-
 def plan_detected(tree: Path, runner_choice: str) -> SuitePlan:
     from verify_pr.runners.detect import detect_runner
 
@@ -66,7 +61,9 @@ def plan_detected(tree: Path, runner_choice: str) -> SuitePlan:
     # the probe of the package's own name; bun's has none (bun resolves differently).
     if isinstance(runner, PytestRunner):
         command, probed = runner.command_for(path, tree)
-    elif runner.name in ("jest", "vitest") and (name := node_tree.package_name(tree)):
+    elif runner.name in (RunnerName.JEST, RunnerName.VITEST) and (
+        name := node_tree.package_name(tree)
+    ):
         command, probed = f"{node_tree.probe_command(name)}; {runner.command(path)}", (name,)
     else:
         command, probed = runner.command(path), ()
