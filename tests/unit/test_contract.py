@@ -88,6 +88,17 @@ def test_the_timeout_default_and_bound_are_the_contracts() -> None:
     assert bound == MAX_TIMEOUT_S
 
 
+def test_the_flake_runs_default_and_bound_are_the_contracts() -> None:
+    action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+    assert action["inputs"]["flake-runs"]["default"] == str(contract.DEFAULT_FLAKE_RUNS)
+    assert f"0 to {contract.MAX_FLAKE_RUNS}" in action["inputs"]["flake-runs"]["description"]
+    assert VerifySettings.from_env(ENV).flake_runs == contract.DEFAULT_FLAKE_RUNS
+    with pytest.raises(ConfigError):
+        VerifySettings.from_env({**ENV, "INPUT_FLAKE-RUNS": str(contract.MAX_FLAKE_RUNS + 1)})
+    VerifySettings.from_env({**ENV, "INPUT_FLAKE-RUNS": str(contract.MAX_FLAKE_RUNS)})
+    assert cli.FLAKE_RUNS_RANGE == (0, contract.MAX_FLAKE_RUNS)
+
+
 def _settings_refuse_timeout(seconds: int) -> bool:
     try:
         VerifySettings.from_env({**ENV, "INPUT_TIMEOUT": str(seconds)})

@@ -16,7 +16,14 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, ValidationError
 from pydantic_core import PydanticCustomError
 
-from verify_pr.contract import AUTO, DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, RUNNER_CHOICES
+from verify_pr.contract import (
+    AUTO,
+    DEFAULT_FLAKE_RUNS,
+    DEFAULT_TIMEOUT_S,
+    MAX_FLAKE_RUNS,
+    MAX_TIMEOUT_S,
+    RUNNER_CHOICES,
+)
 from verify_pr.errors import ConfigError
 from verify_pr.models.base import BoundaryModel
 
@@ -134,7 +141,7 @@ class VerifySettings(BoundaryModel):
     cpus: Annotated[str, Field(pattern=r"^([0-9]{1,2}(\.[0-9]{1,2})?)?$")] = ""
     """CPUs for each sandbox; empty: the runner's cores (validated again by the verifier)."""
     memory: Annotated[str, Field(pattern=r"^[0-9]{1,6}[mg]$")] = "512m"
-    flake_runs: Annotated[int, Field(ge=0, le=20)] = 3
+    flake_runs: Annotated[int, Field(ge=0, le=MAX_FLAKE_RUNS)] = DEFAULT_FLAKE_RUNS
     build_dockerfile: Annotated[str, Field(max_length=1024)] = ""
     """A Dockerfile in base's tree to build ``image`` from (``github.base_image``)."""
     workspace: Annotated[str, Field(min_length=1, max_length=4096)]
@@ -179,7 +186,9 @@ class VerifySettings(BoundaryModel):
                         "report_format": read_input(env, "report-format", default=""),
                         "cpus": read_input(env, "cpus", default=""),
                         "memory": read_input(env, "memory", default="512m"),
-                        "flake_runs": _int(read_input(env, "flake-runs", default="3")),
+                        "flake_runs": _int(
+                            read_input(env, "flake-runs", default=str(DEFAULT_FLAKE_RUNS))
+                        ),
                         "build_dockerfile": read_input(env, "build-dockerfile", default=""),
                         "workspace": env.get("GITHUB_WORKSPACE", ""),
                         "runner_temp": env.get("RUNNER_TEMP", ""),

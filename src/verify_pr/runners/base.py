@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -59,7 +58,3 @@ class Runner(Protocol):
 def validate_report_path(path: str) -> str:
     """A runner's report path: the contract's grammar with a random name (see ``contract``)."""
     return check_report_path(path, random=True)
-
-
-def shell_join(*words: str) -> str:
-    return " ".join(shlex.quote(word) for word in words)

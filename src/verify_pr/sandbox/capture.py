@@ -27,7 +27,6 @@ class StreamCapture:
     head: bytearray = field(default_factory=bytearray)
     total: int = 0
     stderr: bytearray = field(default_factory=bytearray)
-    stderr_total: int = 0
     scanner: TrailerScanner = field(init=False)
 
     def __post_init__(self) -> None:
@@ -44,7 +43,6 @@ class StreamCapture:
         room = STDERR_KEEP - len(self.stderr)
         if room > 0:
             self.stderr += data[:room]
-        self.stderr_total += len(data)
 
 
 @dataclass

@@ -19,7 +19,9 @@ from verify_pr.contract import (
     AUTO,
     COMPARE_RESULT_FILE,
     COMPARE_SUMMARY_FILE,
+    DEFAULT_FLAKE_RUNS,
     DEFAULT_TIMEOUT_S,
+    MAX_FLAKE_RUNS,
     MAX_TIMEOUT_S,
     RUN_OUT_FILES,
     RUNNER_CHOICES,
@@ -44,7 +46,7 @@ EXIT_USAGE = 2
 EXIT_CRASHED = CRASHED
 COMPARE_OUT = frozenset({COMPARE_RESULT_FILE, COMPARE_SUMMARY_FILE, "base", "head", "base-own"})
 COMPARE_SIDE_DIRS = ("base", "head", "base-own")
-FLAKE_RUNS_RANGE = (0, 20)
+FLAKE_RUNS_RANGE = (0, MAX_FLAKE_RUNS)
 MAX_EVENT_BYTES = 25 << 20
 
 
@@ -93,8 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
     cmp.add_argument("--report-format", choices=("junit", "jest-json"))
     cmp.add_argument(
         "--flake-runs",
-        default="3",
-        help="re-run each FAIL_TO_PASS test alone this many times per side, 0..20 (default 3)",
+        default=str(DEFAULT_FLAKE_RUNS),
+        help="re-run each FAIL_TO_PASS test alone this many times per side, "
+        f"0..{MAX_FLAKE_RUNS} (default {DEFAULT_FLAKE_RUNS})",
     )
     cmp.add_argument("--cpus", default="1", help="CPUs for each sandbox, 0.25..64")
     cmp.add_argument("--memory", default="512m", help="memory for each sandbox, 512m..64g")
@@ -215,7 +218,9 @@ def _compare(ns: argparse.Namespace) -> int:
         strict_harness=ns.strict_harness,
         command=ns.command,
         report_format=ns.report_format,
-        flake_runs=parse_number("--flake-runs", ns.flake_runs, 3, FLAKE_RUNS_RANGE),
+        flake_runs=parse_number(
+            "--flake-runs", ns.flake_runs, DEFAULT_FLAKE_RUNS, FLAKE_RUNS_RANGE
+        ),
         resources=parse_resources(ns.cpus, ns.memory),
     )
     from verify_pr.sandbox.out_files import write_atomic

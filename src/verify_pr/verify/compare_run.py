@@ -21,7 +21,13 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from verify_pr.contract import AUTO, DEFAULT_TIMEOUT_S, RunnerName, new_report_path
+from verify_pr.contract import (
+    AUTO,
+    DEFAULT_FLAKE_RUNS,
+    DEFAULT_TIMEOUT_S,
+    RunnerName,
+    new_report_path,
+)
 from verify_pr.errors import InputRefused
 from verify_pr.models.compare import CompareMethod, CompareResult, Transition
 from verify_pr.models.report import TestCase
@@ -36,7 +42,6 @@ from verify_pr.verify.testpaths import TestPathRule, rule_for, split
 
 MAX_RERUN_IDS = 10
 SANDBOX_MEMORY_BUDGET = 1 << 30  # a sandbox's 512 MiB cap, plus the runner and the page cache
-MAX_FLAKE_RUNS = 20
 # Markers that make a failing test count as a pass (or hide it): pytest xfail, jest
 # test.failing, vitest test.fails, and todo.
 _MARKERS = re.compile(rb"\bxfail\b|\.failing\b|\.fails\b|\.todo\b")
@@ -56,7 +61,9 @@ class CompareRequest:
     strict_harness: bool = False
     command: str | None = None  # own command with {report}, the same for every run
     report_format: str | None = None
-    flake_runs: int = 3  # each FAIL_TO_PASS test re-run alone this many times per side
+    flake_runs: int = (
+        DEFAULT_FLAKE_RUNS  # each FAIL_TO_PASS test re-run alone this many times per side
+    )
     resources: Resources = DEFAULT_RESOURCES  # CPUs and memory of every sandbox
 
 
