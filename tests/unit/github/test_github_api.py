@@ -475,12 +475,12 @@ def test_publish_for_a_real_workflow_run_payload(
 @pytest.mark.parametrize(("start", "end", "message"), [(0, 1, "m"), (3, 2, "m"), (1, 1, "")])
 def test_annotation_is_validated(start: int, end: int, message: str) -> None:
     with pytest.raises(ValueError, match="annotation"):
-        Annotation("a.py", start, end, CheckAnnotationLevel.WARNING, message)
+        Annotation("a.py", start, end, CheckAnnotationLevel.FAILURE, message)
 
 
 def test_annotation_texts_are_clipped() -> None:
     payload = Annotation(
-        "a.py", 1, 1, CheckAnnotationLevel.NOTICE, "€" * 30000, "t" * 300, "x" * 70000
+        "a.py", 1, 1, CheckAnnotationLevel.FAILURE, "€" * 30000, "t" * 300, "x" * 70000
     ).payload()
     assert len(payload["message"].encode()) <= 64 * 1024
     assert len(payload["title"]) == 255
