@@ -1,7 +1,7 @@
 """Configuration in a tree that makes the runner execute the tree's own code.
 
 Each finding is a reason on the verdict (through the runner's tamper signals) and, for
-``compare``, a harness path: ``code_running_config(tree)`` lists them all, for any runner.
+``compare``, a harness path (``verify.harness_closure``).
 Everything is read as data and nothing is executed. A JS config is code whatever keys it
 names (a key can be computed at run time), so the file itself is a finding, as for vitest;
 the keys found by name and the tree files it names are extra detail.
@@ -111,17 +111,6 @@ def findings(tree: Path, runner: str | None = None) -> list[Finding]:
         found.append(Finding(".", why, ("all",), replaces_runner=True))
     unique = {(f.path, f.why): f for f in found if runner is None or _concerns(f, runner)}
     return list(unique.values())
-
-
-def code_running_config(tree: Path) -> list[str]:
-    """Repo-relative paths of every file or directory in ``tree`` that makes a runner execute
-    the tree's code (config, the files it names, conftest.py, node_modules...): harness."""
-    paths = {f.path for f in findings(tree) if f.path != "."}
-    conftests, _ = _files.find_named(tree, "conftest.py")
-    for name in (*JEST_JS_CONFIGS, JEST_JSON_CONFIG, *_vitest_configs()):
-        if _files.entry(tree, name) is not _files.Entry.ABSENT:
-            paths.add(name)
-    return sorted(paths | set(conftests))
 
 
 def _concerns(finding: Finding, runner: str) -> bool:
