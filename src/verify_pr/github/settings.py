@@ -70,7 +70,6 @@ class Settings(BoundaryModel):
     ]
     check_name: Annotated[str, Field(pattern=_NAME_PATTERN)]
     artifact_name: Annotated[str, Field(pattern=_NAME_PATTERN)]
-    event_name: Annotated[str, Field(max_length=64)]
     event_path: Annotated[str, Field(min_length=1, max_length=4096)]
     protected_paths: tuple[Annotated[str, Field(min_length=1, max_length=200)], ...] = ()
 
@@ -84,7 +83,6 @@ class Settings(BoundaryModel):
                 api_url=env.get("GITHUB_API_URL", "") or DEFAULT_API_URL,
                 check_name=read_input(env, "check-name", default=DEFAULT_CHECK_NAME),
                 artifact_name=read_input(env, "artifact-name", default=DEFAULT_ARTIFACT_NAME),
-                event_name=env.get("GITHUB_EVENT_NAME", ""),
                 event_path=env.get("GITHUB_EVENT_PATH", ""),
                 protected_paths=_lines(read_input(env, "protected-paths", default="")),
             )
