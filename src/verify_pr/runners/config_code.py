@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from verify_pr.contract import RunnerName
+from verify_pr.contract import WORK_DIR, RunnerName
 from verify_pr.runners import _files
 
 PYTEST, JEST, VITEST, BUN = (
@@ -311,11 +311,11 @@ def _strings(value: Any, depth: int = 0) -> list[str]:  # noqa: ANN401
 
 
 def _is_tree_path(ref: str) -> bool:
-    return ref.startswith(("<rootDir>", "./", "../", "/work/"))
+    return ref.startswith(("<rootDir>", "./", "../", f"{WORK_DIR}/"))
 
 
 def _tree_relative(ref: str) -> str:
-    for prefix in ("<rootDir>/", "/work/", "./"):
+    for prefix in ("<rootDir>/", f"{WORK_DIR}/", "./"):
         if ref.startswith(prefix):
             return ref[len(prefix) :]
     return ref
