@@ -14,10 +14,9 @@ from collections.abc import Iterable
 from verify_pr.models.compare import CompareResult, CompareVerdict, Transition
 from verify_pr.models.report import TestCase, TestStatus, Totals
 from verify_pr.models.sandbox import ReportStatus, RunStatus
-from verify_pr.models.transitions import classify, count
+from verify_pr.models.transitions import FAILING, classify, count
 from verify_pr.models.verdict import Verdict, VerdictFile
 
-_FAILING = (TestStatus.FAILED, TestStatus.ERROR)
 _RANK = {TestStatus.SKIPPED: 0, TestStatus.PASSED: 1, TestStatus.FAILED: 2, TestStatus.ERROR: 3}
 
 
@@ -43,7 +42,7 @@ def run_problems(verdict: VerdictFile, side: str = "the run") -> list[str]:
     if (verdict.verdict is Verdict.BLOCKED) != (result.status is RunStatus.BLOCKED):
         problems.append(f"{side} claims {claimed} but its sandbox status is {result.status.value}")
     statuses = worst_by_id(verdict.testcases).values()
-    failing = sum(1 for s in statuses if s in _FAILING)
+    failing = sum(1 for s in statuses if s in FAILING)
     executed = sum(1 for s in statuses if s is not TestStatus.SKIPPED)
     if verdict.verdict in (Verdict.PASS, Verdict.FAIL):
         if result.status is not RunStatus.COMPLETED:
@@ -73,7 +72,7 @@ def _side_distrust(verdict: VerdictFile, side: str) -> list[str]:
     """Why a side cannot be evidence for VERIFIED (as ``verify.compare.Side.distrust``)."""
     result = verdict.sandbox
     statuses = worst_by_id(verdict.testcases).values()
-    failed = any(s in _FAILING for s in statuses)
+    failed = any(s in FAILING for s in statuses)
     problems = []
     if verdict.verdict not in (Verdict.PASS, Verdict.FAIL):
         problems.append(f"the {side} run was itself {verdict.verdict.value}")
