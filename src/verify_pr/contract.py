@@ -39,6 +39,16 @@ RUNNER_CHOICES: Final[tuple[str, ...]] = (AUTO, *(name.value for name in RunnerN
 """What ``--runner`` and the action's ``runner`` input accept: detection, or one runner (plain
 strings, so argparse's and pydantic's messages quote them as typed)."""
 
+
+class CustomFormat(StrEnum):
+    """The report formats a project's own ``--command`` / ``command`` may write."""
+
+    JUNIT = "junit"
+    JEST_JSON = "jest-json"
+
+
+CUSTOM_FORMAT_CHOICES: Final[tuple[str, ...]] = tuple(fmt.value for fmt in CustomFormat)
+
 # The sandbox's copy of the repo: the working directory, HOME, and where reports are written.
 WORK_DIR: Final = "/work"
 

@@ -24,6 +24,7 @@ from verify_pr.github.settings import VerifySettings
 from verify_pr.models.sandbox import SandboxResult
 from verify_pr.runners.detect import all_runners, detect_runner
 from verify_pr.verify import cli
+from verify_pr.verify.suite import plan_custom
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {"INPUT_IMAGE": "img:1", "GITHUB_WORKSPACE": "/tmp", "RUNNER_TEMP": "/tmp"}
@@ -54,6 +55,36 @@ def test_runner_names_come_from_one_enum() -> None:
 def _settings_accept(runner: str) -> bool:
     try:
         VerifySettings.from_env({**ENV, "INPUT_RUNNER": runner})
+    except ConfigError:
+        return False
+    return True
+
+
+def _choices(parser: argparse.ArgumentParser, mode: str, dest: str) -> set[str]:
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    (action,) = [a for a in sub.choices[mode]._actions if a.dest == dest]
+    assert action.choices is not None
+    return set(action.choices)
+
+
+def test_custom_report_formats_come_from_one_enum() -> None:
+    formats = {fmt.value for fmt in contract.CustomFormat}
+    assert formats == {"junit", "jest-json"}  # the formats a project's own command may write
+    for mode in ("run", "compare"):
+        assert _choices(cli.build_parser(), mode, "report_format") == formats
+    accepted = {
+        fmt for fmt in [*formats, "", "xml", "JUNIT", "vitest-json"] if _settings_accept_format(fmt)
+    }
+    assert accepted == formats | {""}
+    with pytest.raises(InputRefused):
+        plan_custom("x {report}", "vitest-json")
+    assert {plan_custom("x {report}", fmt).parse_name for fmt in formats} == formats
+
+
+def _settings_accept_format(fmt: str) -> bool:
+    env = {**ENV, "INPUT_REPORT-FORMAT": fmt, "INPUT_COMMAND": "x {report}" if fmt else ""}
+    try:
+        VerifySettings.from_env(env)
     except ConfigError:
         return False
     return True

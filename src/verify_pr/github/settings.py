@@ -11,13 +11,14 @@ import json
 from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import AfterValidator, Field, ValidationError
 from pydantic_core import PydanticCustomError
 
 from verify_pr.contract import (
     AUTO,
+    CUSTOM_FORMAT_CHOICES,
     DEFAULT_FLAKE_RUNS,
     DEFAULT_TIMEOUT_S,
     MAX_FLAKE_RUNS,
@@ -100,16 +101,23 @@ class Mode(StrEnum):
     COMPARE = "compare"
 
 
-def _runner_choice(value: str) -> str:
-    """One of ``RUNNER_CHOICES``, refused with the message a ``Literal`` of them would give."""
-    if value in RUNNER_CHOICES:
-        return value
-    names = [repr(choice) for choice in RUNNER_CHOICES]
+def _one_of(choices: tuple[str, ...]) -> AfterValidator:
+    """A string among ``choices`` (the contract's), refused as a ``Literal`` of them would be."""
+    names = [repr(choice) for choice in choices]
     expected = f"{', '.join(names[:-1])} or {names[-1]}"
-    raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": expected})
+
+    def check(value: str) -> str:
+        if value in choices:
+            return value
+        raise PydanticCustomError(
+            "literal_error", "Input should be {expected}", {"expected": expected}
+        )
+
+    return AfterValidator(check)
 
 
-RunnerChoice = Annotated[str, AfterValidator(_runner_choice)]
+RunnerChoice = Annotated[str, _one_of(RUNNER_CHOICES)]
+ReportFormatChoice = Annotated[str, _one_of(("", *CUSTOM_FORMAT_CHOICES))]
 _IMAGE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._/:@-]{0,254}$"
 DIGEST_IMAGE_PATTERN = (
     r"^[a-z0-9][a-z0-9._/-]{0,200}(:[0-9]{1,5}/[a-z0-9._/-]{1,200})?@sha256:[0-9a-f]{64}$"
@@ -135,7 +143,7 @@ class VerifySettings(BoundaryModel):
     command: Annotated[str, Field(max_length=4096, pattern=r"^[^\x00]*$")] = ""
     """A command of the project's own, run in the sandbox like a runner's; ``{report}`` in it is
     replaced by the random report path. Goes with ``report_format``."""
-    report_format: Literal["", "junit", "jest-json"] = ""
+    report_format: ReportFormatChoice = ""
     cpus: Annotated[str, Field(pattern=r"^([0-9]{1,2}(\.[0-9]{1,2})?)?$")] = ""
     """CPUs for each sandbox; empty: the runner's cores (validated again by the verifier)."""
     memory: Annotated[str, Field(pattern=r"^[0-9]{1,6}[mg]$")] = "512m"

@@ -19,6 +19,7 @@ from verify_pr.contract import (
     AUTO,
     COMPARE_RESULT_FILE,
     COMPARE_SUMMARY_FILE,
+    CUSTOM_FORMAT_CHOICES,
     DEFAULT_FLAKE_RUNS,
     DEFAULT_TIMEOUT_S,
     MAX_FLAKE_RUNS,
@@ -69,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--runner", default=AUTO, choices=RUNNER_CHOICES)
     run.add_argument("--out", help="new or empty folder for the files (default: a temp dir)")
     run.add_argument("--command", help="own command; {report} becomes the report path")
-    run.add_argument("--report-format", choices=("junit", "jest-json"))
+    run.add_argument("--report-format", choices=CUSTOM_FORMAT_CHOICES)
     run.add_argument(
         "--timeout", default=str(DEFAULT_TIMEOUT_S), help=f"seconds, 1..{MAX_TIMEOUT_S}"
     )
@@ -92,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="run head's tests with base's versions of the harness files the PR changes",
     )
     cmp.add_argument("--command", help="own command for every run; {report} is the report path")
-    cmp.add_argument("--report-format", choices=("junit", "jest-json"))
+    cmp.add_argument("--report-format", choices=CUSTOM_FORMAT_CHOICES)
     cmp.add_argument(
         "--flake-runs",
         default=str(DEFAULT_FLAKE_RUNS),

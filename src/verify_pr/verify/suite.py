@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 
-from verify_pr.contract import RunnerName, new_report_path
+from verify_pr.contract import CustomFormat, RunnerName, new_report_path
 from verify_pr.errors import InputRefused, ReportError
 from verify_pr.models.report import TestCase, TestReport, TestStatus
 from verify_pr.models.verdict import (
@@ -22,11 +21,6 @@ from verify_pr.sandbox.run import SandboxRequest, SandboxRun, run_sandbox
 from verify_pr.verify.rules import Judgement, judge
 
 REPORT_PLACEHOLDER = "{report}"
-
-
-class CustomFormat(StrEnum):
-    JUNIT = "junit"
-    JEST_JSON = "jest-json"
 
 
 @dataclass(frozen=True)
