@@ -9,29 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from verify_pr.runners import _files
+from tests.config_helpers import code_running_config
 from verify_pr.runners.bun import BunRunner
-from verify_pr.runners.config_code import (
-    JEST_JS_CONFIGS,
-    JEST_JSON_CONFIG,
-    REPLACES_RUNNER,
-    _vitest_configs,
-    findings,
-)
+from verify_pr.runners.config_code import REPLACES_RUNNER, findings
 from verify_pr.runners.jest import JestRunner
 from verify_pr.runners.pytest import PytestRunner
 from verify_pr.runners.vitest import VitestRunner
-
-
-def code_running_config(tree: Path) -> list[str]:
-    """Repo-relative paths of every file or directory in ``tree`` that makes a runner execute
-    the tree's code (the findings' paths, the runners' config files, conftest.py)."""
-    paths = {f.path for f in findings(tree) if f.path != "."}
-    conftests, _ = _files.find_named(tree, "conftest.py")
-    for name in (*JEST_JS_CONFIGS, JEST_JSON_CONFIG, *_vitest_configs()):
-        if _files.entry(tree, name) is not _files.Entry.ABSENT:
-            paths.add(name)
-    return sorted(paths | set(conftests))
 
 
 def write(root: Path, name: str, text: str = "") -> Path:
