@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 
 import pytest
-
 from tests.config_helpers import code_running_config
+
 from verify_pr.runners.bun import BunRunner
 from verify_pr.runners.config_code import REPLACES_RUNNER, findings
 from verify_pr.runners.jest import JestRunner
