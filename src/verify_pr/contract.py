@@ -2,8 +2,8 @@
 
 Neutral on purpose: it imports only the standard library and ``verify_pr.errors``, so the
 sandbox, the runners, the verifier, the action and the token-holding publish side may all
-import it (tests/unit/test_layers.py). Literals outside Python (action.yml's ``timeout``
-default, wrapper.sh's report cap) are tested equal to these.
+import it (tests/unit/test_layers.py). Literals outside Python (action.yml's ``timeout`` and
+``flake-runs`` defaults and bounds, wrapper.sh's report cap) are tested equal to these.
 """
 
 from __future__ import annotations
