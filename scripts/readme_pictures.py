@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from verify_pr import action  # noqa: E402
-from verify_pr.models.compare import COMPARE_RESULT_FILE, CompareResult  # noqa: E402
+from verify_pr.contract import COMPARE_RESULT_FILE  # noqa: E402
+from verify_pr.models.compare import CompareResult  # noqa: E402
 from verify_pr.publish.conclusion import conclusion_for  # noqa: E402
 from verify_pr.publish.intake import validate_artifact  # noqa: E402
 from verify_pr.publish.summary import render as render_check  # noqa: E402

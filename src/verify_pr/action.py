@@ -36,6 +36,7 @@ from typing import TextIO, assert_never
 
 from pydantic import ValidationError
 
+from verify_pr.contract import COMPARE_RESULT_FILE, COMPARE_SUMMARY_FILE, OUTPUT_FILE, VERDICT_FILE
 from verify_pr.errors import ConfigError, SandboxBlocked, VerifyPrError
 from verify_pr.exit_codes import report_crash
 from verify_pr.github.actions_io import ActionsIO, escape_data
@@ -55,9 +56,7 @@ from verify_pr.markdown import (
     transition_counts_table,
 )
 from verify_pr.models.compare import (
-    COMPARE_RESULT_FILE,
     COMPARE_SIDES,
-    COMPARE_SUMMARY_FILE,
     SIDE_FILES,
     CompareResult,
     CompareVerdict,
@@ -309,10 +308,10 @@ def _run_once(
             hint="see the verifier messages above",
         )
     try:
-        verdict = VerdictFile.model_validate_json((out / "verdict.json").read_bytes())
+        verdict = VerdictFile.model_validate_json((out / VERDICT_FILE).read_bytes())
     except (OSError, ValidationError) as exc:
-        raise SandboxBlocked(f"the verifier wrote no valid verdict.json: {exc}") from exc
-    output = out / "output.txt"
+        raise SandboxBlocked(f"the verifier wrote no valid {VERDICT_FILE}: {exc}") from exc
+    output = out / OUTPUT_FILE
     if output.is_file():
         _print_untrusted(io, "the check's output", output.read_bytes())
     io.append_summary(fit_markdown(render_summary(verdict), 1 << 19)[0])
@@ -420,7 +419,7 @@ def _run_compare(
             f"verify-pr compare exited {code} but wrote verdict {result.verdict.value}"
         )
     for side in COMPARE_SIDES:
-        output = out / side / "output.txt"
+        output = out / side / OUTPUT_FILE
         if output.is_file() and not output.is_symlink():
             _print_untrusted(io, f"the {side} run's output", output.read_bytes())
     upload = Path(settings.runner_temp) / f"verify-pr-upload-{token}"

@@ -4,13 +4,8 @@ from __future__ import annotations
 
 from tests.action.helpers import HEAD_SHA, zip_files
 from tests.action.test_publish_hostile import verdict_file
-from verify_pr.models.compare import (
-    COMPARE_RESULT_FILE,
-    COMPARE_SUMMARY_FILE,
-    CompareResult,
-    CompareVerdict,
-    side_file,
-)
+from verify_pr.contract import COMPARE_RESULT_FILE, COMPARE_SUMMARY_FILE
+from verify_pr.models.compare import CompareResult, CompareVerdict, side_file
 from verify_pr.models.report import TestCase, TestStatus
 from verify_pr.models.transitions import classify, count
 from verify_pr.models.verdict import Verdict, VerdictFile

@@ -77,11 +77,14 @@ def test_install_is_hash_checked() -> None:
 
 
 def test_compare_artifact_names_follow_the_verifier_and_fit_the_intake() -> None:
+    from verify_pr.contract import COMPARE_RESULT_FILE as COMPARE_FILE
+    from verify_pr.contract import COMPARE_SUMMARY_FILE as COMPARE_SUMMARY
+    from verify_pr.contract import SANDBOX_OUT_FILES as OUT_FILES
+    from verify_pr.contract import VERDICT_FILE
     from verify_pr.models.compare import COMPARE_ARTIFACT_FILES, SIDE_FILES, side_file
     from verify_pr.publish.artifact import DEFAULT_LIMITS
     from verify_pr.publish.main import ARTIFACT_FILES
-    from verify_pr.sandbox.guard import OUT_FILES
-    from verify_pr.verify.cli import COMPARE_FILE, COMPARE_OUT, COMPARE_SUMMARY, VERDICT_FILE
+    from verify_pr.verify.cli import COMPARE_OUT
 
     # the folders verify-pr compare writes hold exactly the files the action flattens
     assert set(SIDE_FILES) == OUT_FILES | {VERDICT_FILE}

@@ -31,7 +31,8 @@ from tests.action.test_publish_hostile import (
     verdict_file,
 )
 from tests.github_fake.server import FakeGitHub
-from verify_pr.models.compare import COMPARE_RESULT_FILE, CompareVerdict
+from verify_pr.contract import COMPARE_RESULT_FILE
+from verify_pr.models.compare import CompareVerdict
 from verify_pr.models.report import TestStatus, Totals
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.verdict import Verdict

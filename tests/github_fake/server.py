@@ -97,7 +97,6 @@ class FakeGitHub:
         self.repository_id: int | None = _example_repository_id()
         # git tree blob sizes by path (default ``DEFAULT_BLOB_SIZE``)
         self.blob_sizes: dict[str, int] = {}
-        self.comparisons: dict[str, list[str]] = {}
         self.trees: dict[str, list[str]] = {}
         self._blobs: dict[str, bytes] = {}
         self._faults: dict[str, list[Fault]] = {}
@@ -379,18 +378,6 @@ class FakeGitHub:
             item for _l, sha, item in self._pull_items(template) if sha == params["commit_sha"]
         ]
         return Reply(200, _page(found, query))
-
-    def _op_repos_compare_commits(self, params: dict[str, str], _q: Any, _b: Any) -> Reply:
-        basehead = params.get("basehead") or f"{params['base']}...{params['head']}"
-        names = self.comparisons.get(basehead)
-        if names is None:
-            return Reply(404, error_body(404, "Not Found"))
-        comparison = self.api.example(self._operation("GET", "/repos/o/r/compare/a...b"), 200)
-        comparison["files"] = self._diff_entries(names)
-        return Reply(200, comparison)
-
-    # octokit's description carries both spellings of the compare route.
-    _op_repos_compare_commits_with_basehead = _op_repos_compare_commits
 
     def _op_git_get_tree(self, params: dict[str, str], query: Any, _b: Any) -> Reply:
         paths = self.trees.get(params["tree_sha"])

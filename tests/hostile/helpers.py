@@ -30,7 +30,7 @@ import docker.utils
 
 from tests.conftest import MINIMAL_IMAGE
 from tests.sandbox_helpers import CliRun, make_repo
-from verify_pr.sandbox.guard import OUT_FILES
+from verify_pr.contract import SANDBOX_OUT_FILES as OUT_FILES
 from verify_pr.sandbox.policy import LABEL_OWNER
 
 PYTHON_IMAGE = os.environ.get("VPR_TEST_PYTHON_IMAGE", "verify-pr-python:local")

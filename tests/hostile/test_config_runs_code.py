@@ -1,7 +1,7 @@
 """Issue 12, family 2: configuration that makes the runner execute the tree's code.
 
-Every such piece is a reason on the verdict (and a harness path for compare, through
-``runners.config_code.code_running_config``). Each tree holds a failing test next to the
+Every such piece is a reason on the verdict (``runners.config_code``; the paths it names are
+listed by ``tests.config_helpers.code_running_config``). Each tree holds a failing test next to the
 config; the positive control is proof, from the same real run, that the config's code did run
 (its marker in the output, or the tests it collected or the fixture it provided in the
 report), so the reason is about code that really ran, never a guess.
@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.config_helpers import code_running_config
 from tests.hostile.helpers import control
 from tests.hostile.verdicts import (
     FAILING_JEST,
@@ -27,7 +28,6 @@ from tests.hostile.verdicts import (
     tree,
     verdict,
 )
-from verify_pr.runners.config_code import code_running_config
 
 MARK = f'process.stderr.write("{MARKER}\\n");\n'
 

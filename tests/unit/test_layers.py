@@ -12,6 +12,7 @@ cannot see unless the function runs), is read from the syntax tree.
 | reports, runners         | verify, action, publish, github                        |
 | verify                   | action, publish, github                                |
 | shared: models, markdown, errors, exit_codes, utf8 | everything above, docker     |
+| contract (names, defaults) | all of the above but errors, and models, docker        |
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "errors": (*PR_SIDE, "publish", "github", "docker"),
     "exit_codes": (*PR_SIDE, "publish", "github", "docker"),
     "utf8": (*PR_SIDE, "publish", "github", "docker"),
+    "contract": (*PR_SIDE, "publish", "github", "docker", "models", "markdown", "compare_markdown"),
 }
 ENTRY_POINTS = {
     "verify_pr.publish.main": FORBIDDEN["publish"],

@@ -11,10 +11,20 @@ import json
 from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
-from pydantic import Field, ValidationError
+from pydantic import AfterValidator, Field, ValidationError
+from pydantic_core import PydanticCustomError
 
+from verify_pr.contract import (
+    AUTO,
+    CUSTOM_FORMAT_CHOICES,
+    DEFAULT_FLAKE_RUNS,
+    DEFAULT_TIMEOUT_S,
+    MAX_FLAKE_RUNS,
+    MAX_TIMEOUT_S,
+    RUNNER_CHOICES,
+)
 from verify_pr.errors import ConfigError
 from verify_pr.models.base import BoundaryModel
 
@@ -61,7 +71,6 @@ class Settings(BoundaryModel):
     ]
     check_name: Annotated[str, Field(pattern=_NAME_PATTERN)]
     artifact_name: Annotated[str, Field(pattern=_NAME_PATTERN)]
-    event_name: Annotated[str, Field(max_length=64)]
     event_path: Annotated[str, Field(min_length=1, max_length=4096)]
     protected_paths: tuple[Annotated[str, Field(min_length=1, max_length=200)], ...] = ()
 
@@ -75,7 +84,6 @@ class Settings(BoundaryModel):
                 api_url=env.get("GITHUB_API_URL", "") or DEFAULT_API_URL,
                 check_name=read_input(env, "check-name", default=DEFAULT_CHECK_NAME),
                 artifact_name=read_input(env, "artifact-name", default=DEFAULT_ARTIFACT_NAME),
-                event_name=env.get("GITHUB_EVENT_NAME", ""),
                 event_path=env.get("GITHUB_EVENT_PATH", ""),
                 protected_paths=_lines(read_input(env, "protected-paths", default="")),
             )
@@ -93,7 +101,23 @@ class Mode(StrEnum):
     COMPARE = "compare"
 
 
-RUNNER_CHOICES = ("auto", "pytest", "jest", "vitest", "bun")
+def _one_of(choices: tuple[str, ...]) -> AfterValidator:
+    """A string among ``choices`` (the contract's), refused as a ``Literal`` of them would be."""
+    names = [repr(choice) for choice in choices]
+    expected = f"{', '.join(names[:-1])} or {names[-1]}"
+
+    def check(value: str) -> str:
+        if value in choices:
+            return value
+        raise PydanticCustomError(
+            "literal_error", "Input should be {expected}", {"expected": expected}
+        )
+
+    return AfterValidator(check)
+
+
+RunnerChoice = Annotated[str, _one_of(RUNNER_CHOICES)]
+ReportFormatChoice = Annotated[str, _one_of(("", *CUSTOM_FORMAT_CHOICES))]
 _IMAGE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._/:@-]{0,254}$"
 DIGEST_IMAGE_PATTERN = (
     r"^[a-z0-9][a-z0-9._/-]{0,200}(:[0-9]{1,5}/[a-z0-9._/-]{1,200})?@sha256:[0-9a-f]{64}$"
@@ -106,11 +130,11 @@ class VerifySettings(BoundaryModel):
 
     image: Annotated[str, Field(pattern=_IMAGE_PATTERN)]
     mode: Mode
-    runner: Literal["auto", "pytest", "jest", "vitest", "bun"]
+    runner: RunnerChoice
     path: Annotated[
         str, Field(pattern=r"^(\.|[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*)$", max_length=1024)
     ]
-    timeout: Annotated[int, Field(ge=1, le=3600)]
+    timeout: Annotated[int, Field(ge=1, le=MAX_TIMEOUT_S)]
     max_output: Annotated[int, Field(ge=1, le=1 << 20)]
     artifact_name: Annotated[str, Field(pattern=_NAME_PATTERN)]
     retention_days: Annotated[int, Field(ge=1, le=90)]
@@ -119,11 +143,11 @@ class VerifySettings(BoundaryModel):
     command: Annotated[str, Field(max_length=4096, pattern=r"^[^\x00]*$")] = ""
     """A command of the project's own, run in the sandbox like a runner's; ``{report}`` in it is
     replaced by the random report path. Goes with ``report_format``."""
-    report_format: Literal["", "junit", "jest-json"] = ""
+    report_format: ReportFormatChoice = ""
     cpus: Annotated[str, Field(pattern=r"^([0-9]{1,2}(\.[0-9]{1,2})?)?$")] = ""
     """CPUs for each sandbox; empty: the runner's cores (validated again by the verifier)."""
     memory: Annotated[str, Field(pattern=r"^[0-9]{1,6}[mg]$")] = "512m"
-    flake_runs: Annotated[int, Field(ge=0, le=20)] = 3
+    flake_runs: Annotated[int, Field(ge=0, le=MAX_FLAKE_RUNS)] = DEFAULT_FLAKE_RUNS
     build_dockerfile: Annotated[str, Field(max_length=1024)] = ""
     """A Dockerfile in base's tree to build ``image`` from (``github.base_image``)."""
     workspace: Annotated[str, Field(min_length=1, max_length=4096)]
@@ -149,9 +173,9 @@ class VerifySettings(BoundaryModel):
                     {
                         "image": read_input(env, "image"),
                         "mode": read_input(env, "mode", default="run"),
-                        "runner": read_input(env, "runner", default="auto"),
+                        "runner": read_input(env, "runner", default=AUTO),
                         "path": read_input(env, "path", default=".").strip("/") or ".",
-                        "timeout": _int(read_input(env, "timeout", default="600")),
+                        "timeout": _int(read_input(env, "timeout", default=str(DEFAULT_TIMEOUT_S))),
                         "max_output": _int(read_input(env, "max-output", default=str(1 << 20))),
                         "artifact_name": read_input(
                             env, "artifact-name", default=DEFAULT_ARTIFACT_NAME
@@ -168,7 +192,9 @@ class VerifySettings(BoundaryModel):
                         "report_format": read_input(env, "report-format", default=""),
                         "cpus": read_input(env, "cpus", default=""),
                         "memory": read_input(env, "memory", default="512m"),
-                        "flake_runs": _int(read_input(env, "flake-runs", default="3")),
+                        "flake_runs": _int(
+                            read_input(env, "flake-runs", default=str(DEFAULT_FLAKE_RUNS))
+                        ),
                         "build_dockerfile": read_input(env, "build-dockerfile", default=""),
                         "workspace": env.get("GITHUB_WORKSPACE", ""),
                         "runner_temp": env.get("RUNNER_TEMP", ""),

@@ -7,6 +7,14 @@ from typing import Annotated
 
 from pydantic import Field
 
+from verify_pr.contract import (
+    COMPARE_RESULT_FILE,
+    COMPARE_SUMMARY_FILE,
+    OUTPUT_FILE,
+    REPORT_FILE,
+    RESULT_FILE,
+    VERDICT_FILE,
+)
 from verify_pr.models.base import BoundaryModel
 from verify_pr.models.report import IdText, MessageText, PathText, TestStatus
 from verify_pr.models.verdict import REASON_MAX_CHARS, VerdictFile
@@ -114,10 +122,8 @@ class CompareResult(BoundaryModel):
 
 # The compare artifact: one flat folder the action uploads and the publish job validates
 # strictly (no directories; only these exact names).
-COMPARE_RESULT_FILE = "verify-pr-result.json"
-COMPARE_SUMMARY_FILE = "compare_summary.md"
 COMPARE_SIDES = ("base", "head")
-SIDE_FILES = ("result.json", "verdict.json", "output.txt", "report.txt")
+SIDE_FILES = (RESULT_FILE, VERDICT_FILE, OUTPUT_FILE, REPORT_FILE)
 """What ``verify-pr compare`` writes in its ``base/`` and ``head/`` folders."""
 
 
@@ -130,7 +136,7 @@ def side_file(side: str, name: str) -> str:
 
 COMPARE_REQUIRED_FILES = frozenset(
     {COMPARE_RESULT_FILE}
-    | {side_file(side, name) for side in COMPARE_SIDES for name in ("result.json", "verdict.json")}
+    | {side_file(side, name) for side in COMPARE_SIDES for name in (RESULT_FILE, VERDICT_FILE)}
 )
 COMPARE_ARTIFACT_FILES = frozenset(
     {COMPARE_RESULT_FILE, COMPARE_SUMMARY_FILE}

@@ -2,8 +2,5 @@
 
 from __future__ import annotations
 
-# The largest report the sandbox returns (wrapper.sh holds the same number as a literal, tested
-# equal) and the most testcases a parsed report holds. A 250,000-case JUnit report from pytest
-# is about 45 MiB; the output cap (--max-output) is separate.
-MAX_REPORT_BYTES = 64 * 1024 * 1024
+# The most testcases a parsed report holds (the byte cap, MAX_REPORT_BYTES, is the contract's).
 MAX_TESTCASES = 300_000

@@ -111,7 +111,6 @@ class RedFlag(StrEnum):
     COLLECTION_ERROR = "collection error"  # pytest could not import a test module
     LOAD_ERROR = "suite failed to load"  # jest/vitest: a test file failed before any test ran
     RUNTIME_ERROR_SUITES = "runtime error suites"  # jest numRuntimeErrorTestSuites > 0
-    UNHANDLED_ERRORS = "unhandled errors"  # errors outside any test
     INTERRUPTED = "interrupted"  # jest wasInterrupted
     NOT_SUCCESS = "runner reported failure"  # success: false with no failed testcase to show
     TOTALS_MISMATCH = "declared totals disagree with testcases"

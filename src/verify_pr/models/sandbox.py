@@ -7,6 +7,7 @@ from typing import Annotated
 
 from pydantic import Field
 
+from verify_pr.contract import MAX_TIMEOUT_S
 from verify_pr.models.base import BoundaryModel
 
 DETAIL_MAX_CHARS = 4096
@@ -42,7 +43,7 @@ class SandboxResult(BoundaryModel):
     output_truncated: bool
     detail: Annotated[str, Field(max_length=DETAIL_MAX_CHARS)]
     image: Annotated[str, Field(max_length=IMAGE_MAX_CHARS)]
-    timeout_s: Annotated[int, Field(ge=1, le=3600)]
+    timeout_s: Annotated[int, Field(ge=1, le=MAX_TIMEOUT_S)]
     image_id: Annotated[str, Field(max_length=80)] | None = None
     report: ReportStatus = ReportStatus.NOT_REQUESTED
     duration_s: Annotated[float, Field(ge=0)] | None = None

@@ -6,8 +6,7 @@ caller's allow-list, no directories, links or other special files (zip external 
 no absolute paths, backslashes or ``..``, no duplicates, no encryption, only stored/deflated
 members, per-file and total size caps, and a compression-ratio cap against zip bombs. Sizes
 from the headers are not trusted: every member is read with a running count. Files are then
-returned by name (``read_artifact``); ``extract_artifact`` also writes them into a fresh, empty
-directory with ``O_EXCL | O_NOFOLLOW``, and only once the whole archive has passed.
+returned by name (``read_artifact``), never written to disk.
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ import stat
 import struct
 import zipfile
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -155,16 +154,6 @@ def _load(source: bytes | Path, limits: ArtifactLimits) -> bytes:
     return data
 
 
-def _write_into(directory: Path, files: Mapping[str, bytes]) -> None:
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
-    for name, content in files.items():
-        target = directory / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(target, flags, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(content)
-
-
 def read_artifact(
     source: bytes | Path,
     *,
@@ -193,26 +182,4 @@ def read_artifact(
     missing = sorted(required - files.keys())
     if missing:
         raise _refuse(f"missing {', '.join(missing)}")
-    return files
-
-
-def extract_artifact(
-    source: bytes | Path,
-    into: Path,
-    *,
-    allowed_names: Iterable[str],
-    required_names: Iterable[str] = (),
-    limits: ArtifactLimits = DEFAULT_LIMITS,
-) -> dict[str, bytes]:
-    """``read_artifact``, then write the files into ``into``, an existing empty directory.
-
-    Nothing is written unless the whole archive passed; files are created with
-    ``O_EXCL | O_NOFOLLOW`` so nothing already there, and no link, is followed or replaced.
-    """
-    files = read_artifact(
-        source, allowed_names=allowed_names, required_names=required_names, limits=limits
-    )
-    if into.is_symlink() or not into.is_dir() or any(into.iterdir()):
-        raise _refuse(f"{into} is not an empty directory")
-    _write_into(into, files)
     return files

@@ -149,10 +149,11 @@ def _max_length(metadata: list[Any]) -> int | None:
     return None
 
 
-def first_problems(exc: ValidationError, shown: int = PROBLEMS_SHOWN) -> str:
+def first_problems(exc: ValidationError) -> str:
     """A few of the errors, as ``where: what``, without copying the offending input."""
     errors = exc.errors(include_url=False, include_context=False, include_input=False)
     parts = [f"{'.'.join(str(p) for p in e['loc']) or '(top)'}: {e['msg']}" for e in errors]
+    shown = PROBLEMS_SHOWN
     more = f" (+{len(parts) - shown} more)" if len(parts) > shown else ""
     return "; ".join(parts[:shown]) + more
 

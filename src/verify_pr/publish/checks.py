@@ -21,22 +21,17 @@ ANNOTATION_MESSAGE_MAX_BYTES = 64 * 1024
 
 
 class Conclusion(StrEnum):
-    """The conclusions a check run can be given (``stale`` is GitHub's alone)."""
+    """The conclusions verify-pr gives a check run (GitHub's others are never ours to give)."""
 
     ACTION_REQUIRED = "action_required"
-    CANCELLED = "cancelled"
     FAILURE = "failure"
     NEUTRAL = "neutral"
     SUCCESS = "success"
-    SKIPPED = "skipped"
-    TIMED_OUT = "timed_out"
 
 
 class CheckAnnotationLevel(StrEnum):
-    """Checks API annotation levels (the workflow-command levels live in actions_io)."""
+    """The Checks API annotation level verify-pr uses (a failing test's line)."""
 
-    NOTICE = "notice"
-    WARNING = "warning"
     FAILURE = "failure"
 
 

@@ -92,10 +92,6 @@ class _DiffEntries(RootModel[list[DiffEntry]]):
     model_config = ConfigDict(strict=True, frozen=True)
 
 
-class _Comparison(_ApiModel):
-    files: list[DiffEntry] = []
-
-
 class _PullRepo(_ApiModel):
     id: int
 
@@ -347,11 +343,6 @@ class GitHubClient:
         """One PR of this repository, by number."""
         path = f"{self._repo}/pulls/{int(number)}"
         return PullRequest._of(self._http.parse(_Pull, self._http.request("GET", path)))
-
-    def compare_files(self, base: str, head: str) -> list[DiffEntry]:
-        """Files changed between two commits (GitHub lists at most 300)."""
-        path = f"{self._repo}/compare/{_check_sha(base)}...{_check_sha(head)}"
-        return self._http.parse(_Comparison, self._http.request("GET", path)).files
 
     def tree(self, sha: str) -> Tree:
         """All blob paths of a commit's tree (recursive)."""

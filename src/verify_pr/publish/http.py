@@ -87,14 +87,12 @@ class RestHttp:
         clock: Callable[[], float] = time.time,
         timeout: httpx.Timeout = DEFAULT_TIMEOUT,
         deadline_s: float = API_DEADLINE_S,
-        download_deadline_s: float = DOWNLOAD_DEADLINE_S,
     ) -> None:
         self.origin = httpx.URL(base_url)
         self._retry = retry or RetryPolicy()
         self._sleep = sleep
         self._clock = clock
         self._deadline_s = deadline_s
-        self._download_deadline_s = download_deadline_s
         user_agent = f"verify-pr/{__version__}"
         # One transport (one TLS context, one pool) serves both clients below.
         transport = transport or DeadlineTransport()
@@ -228,7 +226,7 @@ class RestHttp:
             deadline = math.inf
             try:
                 with (
-                    request_deadline(self._download_deadline_s) as deadline,
+                    request_deadline(DOWNLOAD_DEADLINE_S) as deadline,
                     self._storage.stream("GET", url) as response,
                 ):
                     if response.status_code >= 500 and attempt < attempts:
@@ -248,7 +246,7 @@ class RestHttp:
             except httpx.TransportError as exc:
                 if past_deadline(deadline):
                     raise GitHubApiError(
-                        f"artifact download: not complete within {self._download_deadline_s:.0f} s"
+                        f"artifact download: not complete within {DOWNLOAD_DEADLINE_S:.0f} s"
                     ) from exc
                 if attempt < attempts:
                     self._sleep(self._retry.backoff(attempt))

@@ -23,11 +23,17 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
+from verify_pr.contract import (
+    COMPARE_RESULT_FILE,
+    OUTPUT_FILE,
+    RESULT_FILE,
+    RUN_OUT_FILES,
+    VERDICT_FILE,
+)
 from verify_pr.errors import GitHubApiError, ReportError
 from verify_pr.models.compare import (
     COMPARE_ARTIFACT_FILES,
     COMPARE_REQUIRED_FILES,
-    COMPARE_RESULT_FILE,
     COMPARE_SIDES,
     CompareResult,
     side_file,
@@ -40,8 +46,8 @@ from verify_pr.publish.consistency import compare_problems, run_problems
 from verify_pr.publish.event import WorkflowRunEvent
 from verify_pr.publish.github_api import GitHubClient
 
-ARTIFACT_FILES = frozenset({"result.json", "verdict.json", "output.txt", "report.txt"})
-REQUIRED_FILES = frozenset({"result.json", "verdict.json"})
+ARTIFACT_FILES = RUN_OUT_FILES
+REQUIRED_FILES = frozenset({RESULT_FILE, VERDICT_FILE})
 PROBLEMS_SHOWN = 5
 _ModelT = TypeVar("_ModelT", bound=BaseModel)
 
@@ -83,8 +89,8 @@ def _contradiction(problems: list[str], claim: str) -> Intake:
 def validate_files(files: Mapping[str, bytes]) -> Intake:
     """The strict models over a run artifact's files; ``refused`` says what failed."""
     try:
-        result = _load(SandboxResult, files, "result.json")
-        verdict = _load(VerdictFile, files, "verdict.json")
+        result = _load(SandboxResult, files, RESULT_FILE)
+        verdict = _load(VerdictFile, files, VERDICT_FILE)
     except JsonRefused as exc:
         return Intake(refused=exc.message)
     if verdict.sandbox != result:
@@ -92,7 +98,7 @@ def validate_files(files: Mapping[str, bytes]) -> Intake:
     problems = run_problems(verdict)
     if problems:
         return _contradiction(problems, verdict.verdict.value)
-    output = files.get("output.txt", b"").decode("utf-8", "replace")
+    output = files.get(OUTPUT_FILE, b"").decode("utf-8", "replace")
     return Intake(result=result, verdict=verdict, output=output)
 
 
@@ -102,8 +108,8 @@ def validate_compare_files(files: Mapping[str, bytes], head_sha: str) -> Intake:
         result = _load(CompareResult, files, COMPARE_RESULT_FILE)
         sides = {
             side: (
-                _load(SandboxResult, files, side_file(side, "result.json")),
-                _load(VerdictFile, files, side_file(side, "verdict.json")),
+                _load(SandboxResult, files, side_file(side, RESULT_FILE)),
+                _load(VerdictFile, files, side_file(side, VERDICT_FILE)),
             )
             for side in COMPARE_SIDES
         }
@@ -120,7 +126,7 @@ def validate_compare_files(files: Mapping[str, bytes], head_sha: str) -> Intake:
     problems = compare_problems(result, head_sha)
     if problems:
         return _contradiction(problems, result.verdict.value)
-    output = files.get(side_file("head", "output.txt"), b"").decode("utf-8", "replace")
+    output = files.get(side_file("head", OUTPUT_FILE), b"").decode("utf-8", "replace")
     return Intake(result=result.head.sandbox, output=output, compare=result)
 
 

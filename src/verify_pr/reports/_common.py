@@ -12,11 +12,11 @@ from typing import BinaryIO, Protocol
 
 from pydantic import ValidationError
 
+from verify_pr.contract import MAX_REPORT_BYTES, WORK_DIR
 from verify_pr.errors import ReportError
-from verify_pr.models.limits import MAX_REPORT_BYTES
 
 # Where the tree sits inside the container; absolute paths in reports are made relative to it.
-DEFAULT_TREE_ROOT = "/work"
+DEFAULT_TREE_ROOT = WORK_DIR
 
 _INT = re.compile(r"[0-9]{1,9}")
 # bun writes a whole number of seconds as "0." (a trailing dot, no digits): a decimal all the same

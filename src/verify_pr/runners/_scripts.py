@@ -10,6 +10,8 @@ import re
 import shlex
 from typing import Any
 
+from verify_pr.contract import RunnerName
+
 MAX_SCRIPT_CHARS = 4096
 MAX_REFERENCE_DEPTH = 3
 _SEPARATORS = frozenset({"&&", "||", ";", "|", "&", "(", ")"})
@@ -81,12 +83,12 @@ def _runner_of(words: list[str]) -> str | None:
         return None
     program = _program(words[0])
     rest = words[1:]
-    if program in ("jest", "vitest", "pytest"):
+    if program in (RunnerName.JEST, RunnerName.VITEST, RunnerName.PYTEST):
         return program
-    if program == "bun" and rest[:1] == ["test"]:
-        return "bun"
+    if program == RunnerName.BUN and rest[:1] == ["test"]:
+        return RunnerName.BUN
     if program.startswith("python") and rest[:2] == ["-m", "pytest"]:
-        return "pytest"
+        return RunnerName.PYTEST
     return None
 
 

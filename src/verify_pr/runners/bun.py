@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from verify_pr.contract import RunnerName
 from verify_pr.models.report import ReportFormat, TestReport
 from verify_pr.reports._common import DEFAULT_TREE_ROOT, ReportSource
 from verify_pr.reports.junit import JunitDialect, parse_junit
@@ -29,7 +30,7 @@ _TEST_KEYS = {
 
 
 class BunRunner:
-    name = "bun"
+    name = RunnerName.BUN
     report_format = ReportFormat.JUNIT
 
     def __init__(self, tree_root: str = DEFAULT_TREE_ROOT) -> None:

@@ -1,7 +1,7 @@
 """Configuration in a tree that makes the runner execute the tree's own code.
 
 Each finding is a reason on the verdict (through the runner's tamper signals) and, for
-``compare``, a harness path: ``code_running_config(tree)`` lists them all, for any runner.
+``compare``, a harness path (``verify.harness_closure``).
 Everything is read as data and nothing is executed. A JS config is code whatever keys it
 names (a key can be computed at run time), so the file itself is a finding, as for vitest;
 the keys found by name and the tree files it names are extra detail.
@@ -15,9 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from verify_pr.contract import WORK_DIR, RunnerName
 from verify_pr.runners import _files
 
-PYTEST, JEST, VITEST, BUN = "pytest", "jest", "vitest", "bun"
+PYTEST, JEST, VITEST, BUN = (
+    RunnerName.PYTEST,
+    RunnerName.JEST,
+    RunnerName.VITEST,
+    RunnerName.BUN,
+)
 NODE_RUNNERS = (JEST, VITEST, BUN)
 # A finding that swaps the runner's own code for the tree's (a node_modules the runner loads
 # its packages from, compiled modules without a source): its signal starts with this, and the
@@ -105,17 +111,6 @@ def findings(tree: Path, runner: str | None = None) -> list[Finding]:
         found.append(Finding(".", why, ("all",), replaces_runner=True))
     unique = {(f.path, f.why): f for f in found if runner is None or _concerns(f, runner)}
     return list(unique.values())
-
-
-def code_running_config(tree: Path) -> list[str]:
-    """Repo-relative paths of every file or directory in ``tree`` that makes a runner execute
-    the tree's code (config, the files it names, conftest.py, node_modules...): harness."""
-    paths = {f.path for f in findings(tree) if f.path != "."}
-    conftests, _ = _files.find_named(tree, "conftest.py")
-    for name in (*JEST_JS_CONFIGS, JEST_JSON_CONFIG, *_vitest_configs()):
-        if _files.entry(tree, name) is not _files.Entry.ABSENT:
-            paths.add(name)
-    return sorted(paths | set(conftests))
 
 
 def _concerns(finding: Finding, runner: str) -> bool:
@@ -316,11 +311,11 @@ def _strings(value: Any, depth: int = 0) -> list[str]:  # noqa: ANN401
 
 
 def _is_tree_path(ref: str) -> bool:
-    return ref.startswith(("<rootDir>", "./", "../", "/work/"))
+    return ref.startswith(("<rootDir>", "./", "../", f"{WORK_DIR}/"))
 
 
 def _tree_relative(ref: str) -> str:
-    for prefix in ("<rootDir>/", "/work/", "./"):
+    for prefix in ("<rootDir>/", f"{WORK_DIR}/", "./"):
         if ref.startswith(prefix):
             return ref[len(prefix) :]
     return ref

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from verify_pr.contract import AUTO, RunnerName
 from verify_pr.errors import ConfigError
 from verify_pr.reports._common import DEFAULT_TREE_ROOT
 from verify_pr.runners.base import Detection, Runner
@@ -11,9 +12,6 @@ from verify_pr.runners.bun import BunRunner
 from verify_pr.runners.jest import JestRunner
 from verify_pr.runners.pytest import PytestRunner
 from verify_pr.runners.vitest import VitestRunner
-
-AUTO = "auto"
-RUNNER_NAMES = ("pytest", "jest", "vitest", "bun")
 
 
 def all_runners(tree_root: str = DEFAULT_TREE_ROOT) -> tuple[Runner, ...]:
@@ -26,9 +24,9 @@ def all_runners(tree_root: str = DEFAULT_TREE_ROOT) -> tuple[Runner, ...]:
 
 
 def detections(tree: Path, tree_root: str = DEFAULT_TREE_ROOT) -> list[Detection]:
-    """Every runner's strongest evidence, strongest first (ties in RUNNER_NAMES order)."""
+    """Every runner's strongest evidence, strongest first (ties in RunnerName order)."""
     found = [d for r in all_runners(tree_root) if (d := r.detect(tree)) is not None]
-    return sorted(found, key=lambda d: (d.evidence.rank, RUNNER_NAMES.index(d.runner)))
+    return sorted(found, key=lambda d: (d.evidence.rank, list(RunnerName).index(d.runner)))
 
 
 def detect_runner(tree: Path, choice: str = AUTO, tree_root: str = DEFAULT_TREE_ROOT) -> Runner:
@@ -40,15 +38,15 @@ def detect_runner(tree: Path, choice: str = AUTO, tree_root: str = DEFAULT_TREE_
         if choice not in runners:
             raise ConfigError(
                 f"unknown runner {choice[:40]!r}",
-                hint=f"use one of: {AUTO}, {', '.join(RUNNER_NAMES)}",
+                hint=f"use one of: {AUTO}, {', '.join(RunnerName)}",
             )
-        return runners[choice]
+        return runners[RunnerName(choice)]
     found = detections(tree, tree_root)
     if not found:
         raise ConfigError(
             "no test runner detected "
             "(no scripts.test, runner config, runner dependency or test_*.py file)",
-            hint=f"set the runner explicitly: {', '.join(RUNNER_NAMES)}",
+            hint=f"set the runner explicitly: {', '.join(RunnerName)}",
         )
     best = [d for d in found if d.evidence is found[0].evidence]
     if len(best) > 1:

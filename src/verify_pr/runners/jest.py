@@ -7,6 +7,7 @@ import json
 import re
 from pathlib import Path
 
+from verify_pr.contract import RunnerName
 from verify_pr.models.report import ReportFormat, TestReport
 from verify_pr.reports._common import DEFAULT_TREE_ROOT, ReportSource
 from verify_pr.reports.jest_json import JsonDialect, parse_jest_json
@@ -26,7 +27,7 @@ _KEY_PATTERN = re.compile(r"\b(" + "|".join(_TAMPER_KEYS) + r")\b")
 
 
 class JestRunner:
-    name = "jest"
+    name = RunnerName.JEST
     report_format = ReportFormat.JEST_JSON
 
     def __init__(self, tree_root: str = DEFAULT_TREE_ROOT) -> None:

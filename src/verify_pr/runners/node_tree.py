@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from verify_pr.contract import WORK_DIR
 from verify_pr.runners import _files
 from verify_pr.runners.python_tree import PROBE_TAG
 
@@ -29,7 +30,7 @@ def probe_command(name: str) -> str:
     if not _NPM_NAME.fullmatch(name):  # pragma: no cover - package_name checked it
         raise ValueError("not an npm package name")
     code = (
-        f'let o = "-"; try {{ o = require.resolve("{name}", {{ paths: ["/work"] }}); }} '
+        f'let o = "-"; try {{ o = require.resolve("{name}", {{ paths: ["{WORK_DIR}"] }}); }} '
         f'catch (e) {{}} console.log("{PROBE_TAG}", "{name}", o);'
     )
     return f"node -e '{code}'"

@@ -8,6 +8,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from verify_pr.contract import RunnerName
 from verify_pr.models.report import ReportFormat, TestReport
 from verify_pr.reports._common import DEFAULT_TREE_ROOT, ReportSource
 from verify_pr.reports.junit import EXPECTED_FAILURE_PROPERTY, JunitDialect, parse_junit
@@ -56,7 +57,7 @@ _PYTEST_REQ = re.compile(r"^\s*pytest(?:\s|[=<>!~\[;]|$)", re.MULTILINE)
 
 
 class PytestRunner:
-    name = "pytest"
+    name = RunnerName.PYTEST
     report_format = ReportFormat.JUNIT
 
     def __init__(self, tree_root: str = DEFAULT_TREE_ROOT) -> None:

@@ -16,10 +16,10 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from verify_pr.contract import WORK_DIR
 from verify_pr.runners import _files
 
-WORK = "/work"
-SRC_PATH = "/work/src"
+SRC_PATH = f"{WORK_DIR}/src"
 PROBE_TAG = "verify-pr-probe:"
 MAX_PACKAGES = 32
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
@@ -146,7 +146,7 @@ def outside_the_tree(output: bytes, packages: list[str]) -> list[str]:
             reasons.append(f"the import probe did not report where {name!r} comes from")
         elif where == "-":
             continue  # not importable by name: no copy from elsewhere either
-        elif not (where == WORK or where.startswith(WORK + "/")):
+        elif not (where == WORK_DIR or where.startswith(WORK_DIR + "/")):
             shown = _files_shown(where)
             reasons.append(
                 f"the tests import {name!r} from {shown}, outside the tree: they would test "

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from verify_pr.contract import RunnerName
 from verify_pr.models.report import ReportFormat, TestReport
 from verify_pr.reports._common import DEFAULT_TREE_ROOT, ReportSource
 from verify_pr.reports.jest_json import JsonDialect, parse_jest_json
@@ -39,7 +40,7 @@ _KEY_PATTERN = re.compile(r"\b(" + "|".join(_TAMPER_KEYS) + r")\b")
 
 
 class VitestRunner:
-    name = "vitest"
+    name = RunnerName.VITEST
     report_format = ReportFormat.VITEST_JSON
 
     def __init__(self, tree_root: str = DEFAULT_TREE_ROOT) -> None:

@@ -11,11 +11,9 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-from verify_pr.models.limits import MAX_REPORT_BYTES
+from verify_pr.contract import MAX_REPORT_BYTES
 from verify_pr.sandbox.trailer import TrailerScanner
 
-# wrapper.sh checks the same cap (a literal, tested equal); the output cap is separate.
-REPORT_MAX_BYTES = MAX_REPORT_BYTES
 STDERR_KEEP = 64 * 1024
 _HEADER = struct.Struct(">BxxxL")
 
@@ -29,11 +27,10 @@ class StreamCapture:
     head: bytearray = field(default_factory=bytearray)
     total: int = 0
     stderr: bytearray = field(default_factory=bytearray)
-    stderr_total: int = 0
     scanner: TrailerScanner = field(init=False)
 
     def __post_init__(self) -> None:
-        self.scanner = TrailerScanner(self.nonce, REPORT_MAX_BYTES)
+        self.scanner = TrailerScanner(self.nonce, MAX_REPORT_BYTES)
 
     def add_stdout(self, data: bytes) -> None:
         room = self.head_limit - len(self.head)
@@ -46,7 +43,6 @@ class StreamCapture:
         room = STDERR_KEEP - len(self.stderr)
         if room > 0:
             self.stderr += data[:room]
-        self.stderr_total += len(data)
 
 
 @dataclass

@@ -15,6 +15,14 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from verify_pr.contract import (
+    DEFAULT_TIMEOUT_S,
+    MAX_REPORT_BYTES,
+    REPORT_FILE,
+    TIMEOUT_RANGE,
+    WORK_DIR,
+    check_report_path,
+)
 from verify_pr.errors import InputRefused, SandboxBlocked, VerifyPrError
 from verify_pr.exit_codes import BLOCKED, CRASHED, REFUSED, SANDBOX_RAN, report_crash
 
@@ -22,9 +30,7 @@ if TYPE_CHECKING:
     from verify_pr.sandbox.run import SandboxRequest
 
 EXIT_RAN, EXIT_REFUSED, EXIT_BLOCKED, EXIT_CRASHED = SANDBOX_RAN, REFUSED, BLOCKED, CRASHED
-TIMEOUT_RANGE = (1, 3600)
 MAX_OUTPUT_RANGE = (1, 1024 * 1024)
-DEFAULT_TIMEOUT_S = 600
 DEFAULT_MAX_OUTPUT = 1024 * 1024
 MAX_VALUE_CHARS = 4096
 MAX_CMD_CHARS = 65536
@@ -37,12 +43,13 @@ timeout, a scrubbed environment and exactly one read-only mount (the repo at /re
 to /work inside). The image is never pulled.
 """
 
-EPILOG = """\
+_REPORT_MIB = MAX_REPORT_BYTES >> 20
+EPILOG = f"""\
 files written (only by the host, atomically, into --out):
   result.json  status COMPLETED | TIMEOUT | ERROR | BLOCKED, exit_code, output_truncated,
                detail, image, timeout_s, image_id, report, duration_s
   output.txt   the check's stdout+stderr, capped at --max-output bytes (untrusted data)
-  report.txt   with --report: the file the check wrote at that path (up to 64 MiB)
+  report.txt   with --report: the file the check wrote at that path (up to {_REPORT_MIB} MiB)
 
 exit codes:
   0  the check ran: read result.json (a failing check is still exit 0)
@@ -87,14 +94,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--repo", action=_Once, metavar="DIR", help="repository to check (read-only)")
     p.add_argument("--out", action=_Once, metavar="DIR", help="empty or new folder for results")
-    p.add_argument("--cmd", action=_Once, metavar="'SHELL CMD'", help="run by /bin/sh in /work")
+    p.add_argument(
+        "--cmd", action=_Once, metavar="'SHELL CMD'", help=f"run by /bin/sh in {WORK_DIR}"
+    )
     p.add_argument("--image", action=_Once, metavar="IMG", help="local image; never pulled")
-    p.add_argument("--timeout", action=_Once, metavar="S", help="wall timeout, 1..3600 (600)")
+    p.add_argument(
+        "--timeout",
+        action=_Once,
+        metavar="S",
+        help=f"wall timeout, 1..{TIMEOUT_RANGE[1]} ({DEFAULT_TIMEOUT_S})",
+    )
     p.add_argument(
         "--max-output", action=_Once, metavar="B", help="output cap in bytes, 1..1048576 (1 MiB)"
     )
     p.add_argument(
-        "--report", action=_Once, metavar="/work/NAME", help="return this file as report.txt"
+        "--report",
+        action=_Once,
+        metavar=f"{WORK_DIR}/NAME",
+        help=f"return this file as {REPORT_FILE}",
     )
     p.add_argument("--cpus", action=_Once, metavar="N", help="CPUs, 0.25..64 (1)")
     p.add_argument("--memory", action=_Once, metavar="SIZE", help="memory, 512m..64g (512m)")
@@ -150,7 +167,7 @@ def _main(argv: list[str]) -> int:
     for flag in ("repo", "out", "cmd", "image"):
         if getattr(ns, flag) is None:
             raise InputRefused(f"--{flag} is required")
-    from verify_pr.sandbox.guard import check_out, check_repo, check_report_path, check_tree
+    from verify_pr.sandbox.guard import check_out, check_repo, check_tree
     from verify_pr.sandbox.resources import parse_resources
     from verify_pr.sandbox.run import SandboxRequest
 
@@ -166,7 +183,11 @@ def _main(argv: list[str]) -> int:
         max_output=parse_number(
             "--max-output", ns.max_output, DEFAULT_MAX_OUTPUT, MAX_OUTPUT_RANGE
         ),
-        report_path=check_report_path(ns.report) if ns.report is not None else None,
+        report_path=(
+            check_report_path(ns.report, random=False, what="--report")
+            if ns.report is not None
+            else None
+        ),
         resources=parse_resources(ns.cpus, ns.memory),
     )
     if ns.print_argv:

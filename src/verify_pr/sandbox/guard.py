@@ -1,4 +1,4 @@
-"""Host-side refusals before anything launches: the repo, OUT and the report path.
+"""Host-side refusals before anything launches: the repo and OUT (the report path: ``contract``).
 
 Nothing here follows a link the PR controls: the tree walk uses ``lstat`` only, and links are
 judged by their text.
@@ -7,14 +7,12 @@ judged by their text.
 from __future__ import annotations
 
 import os
-import re
 import stat
 from pathlib import Path
 
+from verify_pr.contract import SANDBOX_OUT_FILES
 from verify_pr.errors import InputRefused
 
-REPORT_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
-OUT_FILES = frozenset({"result.json", "output.txt", "report.txt"})
 _FORBIDDEN_REPOS = ("/proc", "/sys", "/dev", "/run", "/var/run", "/var/lib/docker", "/etc", "/boot")
 MAX_TREE_ENTRIES = 500_000
 
@@ -97,7 +95,7 @@ def _check_readable(root: str, path: str, st: os.stat_result) -> None:
         )
 
 
-def check_out(out_arg: str, repo: Path, allowed: frozenset[str] = OUT_FILES) -> Path:
+def check_out(out_arg: str, repo: Path, allowed: frozenset[str] = SANDBOX_OUT_FILES) -> Path:
     """OUT is created if absent; it must not overlap the repo or hold other files."""
     out = Path(out_arg)
     if out.is_symlink():
@@ -115,15 +113,3 @@ def check_out(out_arg: str, repo: Path, allowed: frozenset[str] = OUT_FILES) -> 
                 hint="give an empty or new directory",
             )
     return resolved
-
-
-def check_report_path(value: str) -> str:
-    """``/work/NAME``: one plain name, no ``$``, ``~``, slashes or dot-dot."""
-    prefix = "/work/"
-    name = value[len(prefix) :] if value.startswith(prefix) else ""
-    if not REPORT_NAME_RE.fullmatch(name) or name.startswith(".verify-pr"):
-        raise InputRefused(
-            f"--report {value!r} must be /work/NAME with NAME of [A-Za-z0-9._-], "
-            "at most 128 characters, not starting with a dot"
-        )
-    return value

@@ -10,12 +10,9 @@ import os
 import secrets
 from pathlib import Path
 
+from verify_pr.contract import OUTPUT_FILE, REPORT_FILE, RESULT_FILE
 from verify_pr.models.sandbox import SandboxResult
 from verify_pr.sandbox.spool import ReportSpool
-
-RESULT = "result.json"
-OUTPUT = "output.txt"
-REPORT = "report.txt"
 
 
 def write_atomic(out: Path, name: str, data: bytes | ReportSpool) -> None:
@@ -24,7 +21,7 @@ def write_atomic(out: Path, name: str, data: bytes | ReportSpool) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             if isinstance(data, ReportSpool):
-                data.copy_to(handle)  # streamed: a report can be up to 64 MiB
+                data.copy_to(handle)  # streamed: a report can be up to MAX_REPORT_BYTES
             else:
                 handle.write(data)
             handle.flush()
@@ -41,10 +38,10 @@ def _unlink(out: Path, name: str) -> None:
 
 def write_out(out: Path, result: SandboxResult, output: bytes, report: ReportSpool | None) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    _unlink(out, RESULT)
-    write_atomic(out, OUTPUT, output)
+    _unlink(out, RESULT_FILE)
+    write_atomic(out, OUTPUT_FILE, output)
     if report is None:
-        _unlink(out, REPORT)
+        _unlink(out, REPORT_FILE)
     else:
-        write_atomic(out, REPORT, report)
-    write_atomic(out, RESULT, result.model_dump_json(indent=2).encode() + b"\n")
+        write_atomic(out, REPORT_FILE, report)
+    write_atomic(out, RESULT_FILE, result.model_dump_json(indent=2).encode() + b"\n")

@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
+from verify_pr.contract import WORK_DIR
+
 SANDBOX_USER = "65534:65534"
 REPO_MOUNT = "/repo"
-WORK_DIR = "/work"
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 LABEL_RUN = "io.verify-pr.run"
 LABEL_OWNER = "io.verify-pr.owner"
@@ -21,7 +22,7 @@ LABEL_OWNER = "io.verify-pr.owner"
 # tmpfs pages count against the memory cgroup: the sizes (with /dev/shm) add up to less than
 # the memory limit, so a disk fill meets ENOSPC, not an OOM kill of the wrapper.
 TMPFS: dict[str, str] = {
-    "/work": "rw,exec,nosuid,nodev,size=256m,nr_inodes=262144,uid=65534,gid=65534,mode=0755",
+    WORK_DIR: "rw,exec,nosuid,nodev,size=256m,nr_inodes=262144,uid=65534,gid=65534,mode=0755",
     "/cap": "rw,noexec,nosuid,nodev,size=8m,nr_inodes=1024,uid=65534,gid=65534,mode=0700",
     "/tmp": "rw,noexec,nosuid,nodev,size=128m,nr_inodes=65536,mode=1777",  # noqa: S108 (a path in the container)
 }

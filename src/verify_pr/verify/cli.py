@@ -15,6 +15,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, assert_never
 
+from verify_pr.contract import (
+    AUTO,
+    COMPARE_RESULT_FILE,
+    COMPARE_SUMMARY_FILE,
+    CUSTOM_FORMAT_CHOICES,
+    DEFAULT_FLAKE_RUNS,
+    DEFAULT_TIMEOUT_S,
+    MAX_FLAKE_RUNS,
+    MAX_TIMEOUT_S,
+    RUN_OUT_FILES,
+    RUNNER_CHOICES,
+    TIMEOUT_RANGE,
+    VERDICT_FILE,
+)
 from verify_pr.errors import InputRefused, SandboxBlocked, VerifyPrError
 from verify_pr.exit_codes import CRASHED, report_crash
 from verify_pr.models.compare import CompareVerdict
@@ -31,14 +45,10 @@ COMPARE_EXIT_CODES = {
 }
 EXIT_USAGE = 2
 EXIT_CRASHED = CRASHED
-VERDICT_FILE = "verdict.json"
-COMPARE_FILE = "verify-pr-result.json"
-COMPARE_SUMMARY = "compare_summary.md"
-COMPARE_OUT = frozenset({COMPARE_FILE, COMPARE_SUMMARY, "base", "head", "base-own"})
+COMPARE_OUT = frozenset({COMPARE_RESULT_FILE, COMPARE_SUMMARY_FILE, "base", "head", "base-own"})
 COMPARE_SIDE_DIRS = ("base", "head", "base-own")
-FLAKE_RUNS_RANGE = (0, 20)
+FLAKE_RUNS_RANGE = (0, MAX_FLAKE_RUNS)
 MAX_EVENT_BYTES = 25 << 20
-RUNNERS = ("auto", "pytest", "jest", "vitest", "bun")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -57,11 +67,13 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run the suite once and judge it", allow_abbrev=False)
     run.add_argument("--repo", required=True, help="the PR's tree (read-only in the sandbox)")
     run.add_argument("--image", required=True, help="local image holding the runner and deps")
-    run.add_argument("--runner", default="auto", choices=RUNNERS)
+    run.add_argument("--runner", default=AUTO, choices=RUNNER_CHOICES)
     run.add_argument("--out", help="new or empty folder for the files (default: a temp dir)")
     run.add_argument("--command", help="own command; {report} becomes the report path")
-    run.add_argument("--report-format", choices=("junit", "jest-json"))
-    run.add_argument("--timeout", default="600", help="seconds, 1..3600")
+    run.add_argument("--report-format", choices=CUSTOM_FORMAT_CHOICES)
+    run.add_argument(
+        "--timeout", default=str(DEFAULT_TIMEOUT_S), help=f"seconds, 1..{MAX_TIMEOUT_S}"
+    )
     run.add_argument("--max-output", default="1048576", help="bytes, 1..1048576")
     run.add_argument("--cpus", default="1", help="CPUs for the sandbox, 0.25..64")
     run.add_argument("--memory", default="512m", help="memory for the sandbox, 512m..64g")
@@ -73,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmp.add_argument("--head", help="head commit id (40 or 64 hex)")
     cmp.add_argument("--event", help="GitHub pull_request event file (base and head from it)")
     cmp.add_argument("--image", required=True, help="local image holding the runner and deps")
-    cmp.add_argument("--runner", default="auto", choices=RUNNERS)
+    cmp.add_argument("--runner", default=AUTO, choices=RUNNER_CHOICES)
     cmp.add_argument("--out", help="new or empty folder for the files (default: a temp dir)")
     cmp.add_argument(
         "--strict-harness",
@@ -81,15 +93,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="run head's tests with base's versions of the harness files the PR changes",
     )
     cmp.add_argument("--command", help="own command for every run; {report} is the report path")
-    cmp.add_argument("--report-format", choices=("junit", "jest-json"))
+    cmp.add_argument("--report-format", choices=CUSTOM_FORMAT_CHOICES)
     cmp.add_argument(
         "--flake-runs",
-        default="3",
-        help="re-run each FAIL_TO_PASS test alone this many times per side, 0..20 (default 3)",
+        default=str(DEFAULT_FLAKE_RUNS),
+        help="re-run each FAIL_TO_PASS test alone this many times per side, "
+        f"0..{MAX_FLAKE_RUNS} (default {DEFAULT_FLAKE_RUNS})",
     )
     cmp.add_argument("--cpus", default="1", help="CPUs for each sandbox, 0.25..64")
     cmp.add_argument("--memory", default="512m", help="memory for each sandbox, 512m..64g")
-    cmp.add_argument("--timeout", default="600", help="seconds per run, 1..3600")
+    cmp.add_argument(
+        "--timeout", default=str(DEFAULT_TIMEOUT_S), help=f"seconds per run, 1..{MAX_TIMEOUT_S}"
+    )
     cmp.add_argument("--max-output", default="1048576", help="bytes, 1..1048576")
     return p
 
@@ -108,13 +123,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: list[str]) -> int:
-    from verify_pr.sandbox.cli import (
-        MAX_OUTPUT_RANGE,
-        TIMEOUT_RANGE,
-        check_image,
-        parse_number,
-    )
-    from verify_pr.sandbox.guard import OUT_FILES, check_out, check_repo, check_tree
+    from verify_pr.sandbox.cli import MAX_OUTPUT_RANGE, check_image, parse_number
+    from verify_pr.sandbox.guard import check_out, check_repo, check_tree
     from verify_pr.sandbox.resources import parse_resources
     from verify_pr.verify.suite import plan_custom, plan_detected, run_suite
 
@@ -123,14 +133,14 @@ def _main(argv: list[str]) -> int:
         return _compare(ns)
     repo = check_repo(ns.repo, os.environ.get("HOME"))
     out_arg = ns.out or tempfile.mkdtemp(prefix="verify-pr-")
-    out = check_out(out_arg, repo, OUT_FILES | {VERDICT_FILE})
+    out = check_out(out_arg, repo, RUN_OUT_FILES)
     image = check_image(ns.image)
-    timeout_s = parse_number("--timeout", ns.timeout, 600, TIMEOUT_RANGE)
+    timeout_s = parse_number("--timeout", ns.timeout, DEFAULT_TIMEOUT_S, TIMEOUT_RANGE)
     max_output = parse_number("--max-output", ns.max_output, 1 << 20, MAX_OUTPUT_RANGE)
     resources = parse_resources(ns.cpus, ns.memory)
     if (ns.command is None) != (ns.report_format is None):
         raise InputRefused("--command and --report-format go together")
-    if ns.command is not None and ns.runner != "auto":
+    if ns.command is not None and ns.runner != AUTO:
         raise InputRefused("--runner and --command exclude each other")
     check_tree(repo)
     plan = (
@@ -168,12 +178,7 @@ def read_event(path: str) -> tuple[str, str]:
 
 def _compare(ns: argparse.Namespace) -> int:
     from verify_pr.git import check_commit
-    from verify_pr.sandbox.cli import (
-        MAX_OUTPUT_RANGE,
-        TIMEOUT_RANGE,
-        check_image,
-        parse_number,
-    )
+    from verify_pr.sandbox.cli import MAX_OUTPUT_RANGE, check_image, parse_number
     from verify_pr.sandbox.guard import check_out
     from verify_pr.sandbox.resources import parse_resources
     from verify_pr.verify.compare_run import CompareRequest, run_compare
@@ -194,7 +199,7 @@ def _compare(ns: argparse.Namespace) -> int:
     out = check_out(out_arg, git_dir.resolve(), COMPARE_OUT)
     if (ns.command is None) != (ns.report_format is None):
         raise InputRefused("--command and --report-format go together")
-    if ns.command is not None and ns.runner != "auto":
+    if ns.command is not None and ns.runner != AUTO:
         raise InputRefused("--runner and --command exclude each other")
     if ns.command is not None:
         from verify_pr.verify.suite import plan_custom
@@ -209,18 +214,20 @@ def _compare(ns: argparse.Namespace) -> int:
         head_sha=head,
         image=check_image(ns.image),
         runner=ns.runner,
-        timeout_s=parse_number("--timeout", ns.timeout, 600, TIMEOUT_RANGE),
+        timeout_s=parse_number("--timeout", ns.timeout, DEFAULT_TIMEOUT_S, TIMEOUT_RANGE),
         max_output=parse_number("--max-output", ns.max_output, 1 << 20, MAX_OUTPUT_RANGE),
         strict_harness=ns.strict_harness,
         command=ns.command,
         report_format=ns.report_format,
-        flake_runs=parse_number("--flake-runs", ns.flake_runs, 3, FLAKE_RUNS_RANGE),
+        flake_runs=parse_number(
+            "--flake-runs", ns.flake_runs, DEFAULT_FLAKE_RUNS, FLAKE_RUNS_RANGE
+        ),
         resources=parse_resources(ns.cpus, ns.memory),
     )
     from verify_pr.sandbox.out_files import write_atomic
 
-    (out / COMPARE_FILE).unlink(missing_ok=True)
-    (out / COMPARE_SUMMARY).unlink(missing_ok=True)
+    (out / COMPARE_RESULT_FILE).unlink(missing_ok=True)
+    (out / COMPARE_SUMMARY_FILE).unlink(missing_ok=True)
     run = run_compare(request)
     import shutil
 
@@ -233,9 +240,9 @@ def _compare(ns: argparse.Namespace) -> int:
     for side, outcome, verdict in sides:
         write_all(out / side, verdict, outcome.run.output, outcome.run.report)
     body = run.result.model_dump_json(indent=2).encode() + b"\n"
-    write_atomic(out, COMPARE_FILE, body)
+    write_atomic(out, COMPARE_RESULT_FILE, body)
     markdown = summary_markdown(run.result)
-    write_atomic(out, COMPARE_SUMMARY, markdown.encode())
+    write_atomic(out, COMPARE_SUMMARY_FILE, markdown.encode())
     print(markdown)
     print(f"files: {out}")
     return COMPARE_EXIT_CODES[run.result.verdict]

@@ -21,6 +21,13 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from verify_pr.contract import (
+    AUTO,
+    DEFAULT_FLAKE_RUNS,
+    DEFAULT_TIMEOUT_S,
+    RunnerName,
+    new_report_path,
+)
 from verify_pr.errors import InputRefused
 from verify_pr.models.compare import CompareMethod, CompareResult, Transition
 from verify_pr.models.report import FAILING, TestCase, TestStatus
@@ -35,7 +42,6 @@ from verify_pr.verify.testpaths import TestPathRule, rule_for, split
 
 MAX_RERUN_IDS = 10
 SANDBOX_MEMORY_BUDGET = 1 << 30  # a sandbox's 512 MiB cap, plus the runner and the page cache
-MAX_FLAKE_RUNS = 20
 # Markers that make a failing test count as a pass (or hide it): pytest xfail, jest
 # test.failing, vitest test.fails, and todo.
 _MARKERS = re.compile(rb"\bxfail\b|\.failing\b|\.fails\b|\.todo\b")
@@ -49,13 +55,15 @@ class CompareRequest:
     base_sha: str
     head_sha: str
     image: str
-    runner: str = "auto"
-    timeout_s: int = 600
+    runner: str = AUTO
+    timeout_s: int = DEFAULT_TIMEOUT_S
     max_output: int = 1 << 20
     strict_harness: bool = False
     command: str | None = None  # own command with {report}, the same for every run
     report_format: str | None = None
-    flake_runs: int = 3  # each FAIL_TO_PASS test re-run alone this many times per side
+    flake_runs: int = (
+        DEFAULT_FLAKE_RUNS  # each FAIL_TO_PASS test re-run alone this many times per side
+    )
     resources: Resources = DEFAULT_RESOURCES  # CPUs and memory of every sandbox
 
 
@@ -210,7 +218,7 @@ def _plan(request: CompareRequest, base_tree: Path, runner: str | None = None) -
     if request.command is not None:
         return plan_custom(request.command, request.report_format or "")
     plan = plan_detected(base_tree, runner or request.runner)
-    if plan.runner == "pytest":
+    if plan.runner == RunnerName.PYTEST:
         # A new test file that cannot import on base's code must not stop the others: the
         # same flag on every run keeps the runs alike.
         command = f"{plan.command} --continue-on-collection-errors"
@@ -226,7 +234,7 @@ def _own_plan(
     plan = _plan(request, base_tree)
     modules = [p for p in edited if p.endswith(".py") and _is_module(rule, p)]
     if (
-        plan.runner != "pytest"
+        plan.runner != RunnerName.PYTEST
         or len(modules) != len(edited)
         or len(modules) > 100
         or not all(_PLAIN_PATH.fullmatch(p) and not p.startswith("-") for p in modules)
@@ -374,8 +382,6 @@ def _rerun(
     after_tree: Path,
 ) -> dict[str, str]:
     """``confirmed``, ``flaky`` or ``unconfirmed`` for each case, from N runs on each side."""
-    from verify_pr.verify.suite import new_report_path
-
     sides = ((before_tree, True), (after_tree, False))
     suffix = plan.report_path[plan.report_path.rindex(".") :]
     found = dict.fromkeys((c.id for c in cases), "confirmed")

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import assert_never
 
-from verify_pr.models.limits import MAX_REPORT_BYTES
+from verify_pr.contract import MAX_REPORT_BYTES
 from verify_pr.models.report import EXECUTED, FAILING, RedFlag, TestReport, clean_text
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict

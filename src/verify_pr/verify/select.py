@@ -12,6 +12,7 @@ import re
 import shlex
 from pathlib import PurePosixPath
 
+from verify_pr.contract import RunnerName
 from verify_pr.models.report import TRUNCATION_MARKER, TestCase
 
 _JS_SPECIAL = re.compile(r"[\\^$.*+?()[\]{}|/]")
@@ -44,14 +45,14 @@ def selector(runner: str, case: TestCase) -> str | None:
     path = PurePosixPath(case.file or "")
     if case.file is None or path.is_absolute() or ".." in path.parts:
         return None
-    if runner == "pytest":
+    if runner == RunnerName.PYTEST:
         node = pytest_node_id(case)
         return None if node is None else shlex.quote(node)
-    if runner == "jest":
+    if runner == RunnerName.JEST:
         titles = [*case.classname.split(" > ")] if case.classname else []
         name = "^" + _js_escape(" ".join([*titles, case.name])) + "$"
         return " ".join(shlex.quote(w) for w in ("-t", name, "--", _js_escape(case.file)))
-    if runner in ("vitest", "bun"):
+    if runner in (RunnerName.VITEST, RunnerName.BUN):
         name = _js_escape(case.name) + "$"
         return " ".join(shlex.quote(w) for w in (case.file, "-t", name))
     return None

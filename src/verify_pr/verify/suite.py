@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import secrets
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 
+from verify_pr.contract import CustomFormat, RunnerName, new_report_path
 from verify_pr.errors import InputRefused, ReportError
 from verify_pr.models.report import TestCase, TestReport, TestStatus
 from verify_pr.models.verdict import (
@@ -23,11 +22,6 @@ from verify_pr.verify import expected_failures
 from verify_pr.verify.rules import Judgement, judge
 
 REPORT_PLACEHOLDER = "{report}"
-
-
-class CustomFormat(StrEnum):
-    JUNIT = "junit"
-    JEST_JSON = "jest-json"
 
 
 @dataclass(frozen=True)
@@ -49,11 +43,6 @@ class SuiteOutcome:
     tamper: tuple[str, ...] = ()  # the runners' tamper signals for this tree
 
 
-def new_report_path(suffix: str) -> str:
-    # Plain characters only: pytest expands $ and ~ in --junitxml.
-    return f"/work/vpr-report-{secrets.token_hex(16)}{suffix}"
-
-
 def plan_detected(tree: Path, runner_choice: str) -> SuitePlan:
     from verify_pr.runners.detect import detect_runner
 
@@ -67,7 +56,9 @@ def plan_detected(tree: Path, runner_choice: str) -> SuitePlan:
     # the probe of the package's own name; bun's has none (bun resolves differently).
     if isinstance(runner, PytestRunner):
         command, probed = runner.command_for(path, tree)
-    elif runner.name in ("jest", "vitest") and (name := node_tree.package_name(tree)):
+    elif runner.name in (RunnerName.JEST, RunnerName.VITEST) and (
+        name := node_tree.package_name(tree)
+    ):
         command, probed = f"{node_tree.probe_command(name)}; {runner.command(path)}", (name,)
     else:
         command, probed = runner.command(path), ()
@@ -157,7 +148,7 @@ def run_suite(
             report = _parse(plan, run.report)
         except ReportError as exc:
             report_error = exc.diagnostics()
-    if report is not None and plan.parse_name != "pytest":
+    if report is not None and plan.parse_name != RunnerName.PYTEST:
         # pytest's report says it itself (the bootstrap's property); the others cannot
         report = expected_failures.mark(report, tree)
     tamper = _tamper(tree, plan)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from verify_pr.contract import RunnerName
 from verify_pr.runners import _files
 
 PYTEST_DEFAULT_FILES: tuple[str, ...] = ("test_*.py", "*_test.py")
@@ -90,9 +91,9 @@ def split(paths: Iterable[str], rule: TestPathRule) -> tuple[list[str], list[str
 
 def rule_for(base_tree: Path, runner: str) -> TestPathRule:
     """The rule of base's runner; ``custom`` (own command) takes the union of both families."""
-    if runner == "pytest":
+    if runner == RunnerName.PYTEST:
         return _pytest_rule(base_tree)
-    if runner in ("jest", "vitest", "bun"):
+    if runner in (RunnerName.JEST, RunnerName.VITEST, RunnerName.BUN):
         return TestPathRule(runner, JS_FILES, JS_DIRS)
     py = _pytest_rule(base_tree)
     return TestPathRule(

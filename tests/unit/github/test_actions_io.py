@@ -5,14 +5,7 @@ from pathlib import Path
 import pytest
 
 from verify_pr.errors import ConfigError
-from verify_pr.github.actions_io import (
-    ANNOTATIONS_PER_LEVEL_PER_STEP,
-    SUMMARY_MAX_BYTES,
-    ActionsIO,
-    AnnotationLevel,
-    escape_data,
-    escape_property,
-)
+from verify_pr.github.actions_io import SUMMARY_MAX_BYTES, ActionsIO, escape_data
 
 
 class Tokens:
@@ -123,62 +116,9 @@ def test_summary_exactly_at_the_cap_is_not_cut(tmp_path: Path) -> None:
     assert (tmp_path / "summary").stat().st_size == SUMMARY_MAX_BYTES
 
 
-def test_encoding_of_messages_and_properties() -> None:
+def test_encoding_of_messages() -> None:
     assert escape_data("100%\r\nnext") == "100%25%0D%0Anext"
     assert escape_data("%0A") == "%250A"
-    assert escape_property("a:b,c%\n") == "a%3Ab%2Cc%25%0A"
-
-
-def test_annotation_format(tmp_path: Path) -> None:
-    actions, stream = make_io(tmp_path)
-    assert actions.annotate(
-        AnnotationLevel.ERROR,
-        "boom\n::add-mask::x",
-        file="src/a,b:c.py",
-        line=3,
-        end_line=4,
-        title="t:1,2",
-    )
-    assert stream.getvalue() == (
-        "::error file=src/a%2Cb%3Ac.py,line=3,endLine=4,title=t%3A1%2C2::boom%0A::add-mask::x\n"
-    )
-
-
-def test_annotation_without_properties(tmp_path: Path) -> None:
-    actions, stream = make_io(tmp_path)
-    actions.annotate(AnnotationLevel.NOTICE, "hi")
-    assert stream.getvalue() == "::notice::hi\n"
-
-
-def test_annotation_title_is_capped(tmp_path: Path) -> None:
-    actions, stream = make_io(tmp_path)
-    actions.annotate(AnnotationLevel.WARNING, "m", title="t" * 300)
-    assert "title=" + "t" * 255 + "::" in stream.getvalue()
-
-
-def test_annotation_line_must_be_positive(tmp_path: Path) -> None:
-    actions, _ = make_io(tmp_path)
-    with pytest.raises(ConfigError, match="line"):
-        actions.annotate(AnnotationLevel.ERROR, "m", file="a", line=0)
-
-
-@pytest.mark.parametrize("level", list(AnnotationLevel))
-def test_per_level_step_limit_drops_and_counts(tmp_path: Path, level: AnnotationLevel) -> None:
-    actions, stream = make_io(tmp_path)
-    sent = [actions.annotate(level, f"m{i}") for i in range(ANNOTATIONS_PER_LEVEL_PER_STEP + 3)]
-    assert sent.count(True) == ANNOTATIONS_PER_LEVEL_PER_STEP
-    assert actions.dropped_annotations == 3
-    assert stream.getvalue().count(f"::{level.value}::") == ANNOTATIONS_PER_LEVEL_PER_STEP
-    other = next(x for x in AnnotationLevel if x is not level)
-    assert actions.annotate(other, "still room at another level")
-
-
-def test_add_mask(tmp_path: Path) -> None:
-    actions, stream = make_io(tmp_path)
-    actions.add_mask("s3cr%t\nline2")
-    assert stream.getvalue() == "::add-mask::s3cr%25t%0Aline2\n"
-    with pytest.raises(ConfigError):
-        actions.add_mask("  ")
 
 
 def test_untrusted_log_is_fenced_by_a_random_token(tmp_path: Path) -> None:

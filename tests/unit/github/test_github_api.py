@@ -412,12 +412,6 @@ def test_pull_request_files_are_paginated(client: GitHubClient, github_fake: Fak
     assert pages == [["1"], ["2"], ["3"]]
 
 
-def test_compare_files(client: GitHubClient, github_fake: FakeGitHub) -> None:
-    github_fake.comparisons[f"{OTHER_SHA}...{SHA}"] = [".github/workflows/verify.yml"]
-    files = client.compare_files(OTHER_SHA, SHA)
-    assert ".github/workflows/verify.yml" in changed_paths(files)
-
-
 def test_changed_paths_include_the_old_name_of_a_rename() -> None:
     entries = [
         DiffEntry(
@@ -440,7 +434,6 @@ def test_tree_paths(client: GitHubClient, github_fake: FakeGitHub) -> None:
     [
         lambda gh: gh.tree("../../../user"),
         lambda gh: gh.find_check_runs("main", "x"),
-        lambda gh: gh.compare_files("a" * 40, "HEAD"),
     ],
 )
 def test_refs_must_be_shas(
@@ -475,12 +468,12 @@ def test_publish_for_a_real_workflow_run_payload(
 @pytest.mark.parametrize(("start", "end", "message"), [(0, 1, "m"), (3, 2, "m"), (1, 1, "")])
 def test_annotation_is_validated(start: int, end: int, message: str) -> None:
     with pytest.raises(ValueError, match="annotation"):
-        Annotation("a.py", start, end, CheckAnnotationLevel.WARNING, message)
+        Annotation("a.py", start, end, CheckAnnotationLevel.FAILURE, message)
 
 
 def test_annotation_texts_are_clipped() -> None:
     payload = Annotation(
-        "a.py", 1, 1, CheckAnnotationLevel.NOTICE, "€" * 30000, "t" * 300, "x" * 70000
+        "a.py", 1, 1, CheckAnnotationLevel.FAILURE, "€" * 30000, "t" * 300, "x" * 70000
     ).payload()
     assert len(payload["message"].encode()) <= 64 * 1024
     assert len(payload["title"]) == 255

@@ -9,7 +9,7 @@ from types import ModuleType
 
 import pytest
 
-from verify_pr.models.report import TestReport
+from verify_pr.models.report import RedFlag, TestReport
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -50,3 +50,13 @@ def test_parsed_golden_round_trips_through_the_model(case: Path) -> None:
     expected = json.loads((case / "expected.json").read_text(encoding="utf-8"))
     report = TestReport.model_validate_json(json.dumps(expected["report"]))
     assert report.model_dump(mode="json") == expected["report"]
+
+
+def test_every_red_flag_is_produced_by_a_parser() -> None:
+    """Each RedFlag member is what some real or hostile report parses to: none is dead."""
+    produced = set()
+    for case in CASES:
+        outcome = REGEN.expected_for(case)
+        if outcome["outcome"] == "parsed":
+            produced |= {RedFlag(flag) for flag in outcome["report"]["red_flags"]}
+    assert produced == set(RedFlag), sorted(set(RedFlag) - produced)

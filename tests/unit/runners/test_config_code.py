@@ -8,9 +8,10 @@ import os
 from pathlib import Path
 
 import pytest
+from tests.config_helpers import code_running_config
 
 from verify_pr.runners.bun import BunRunner
-from verify_pr.runners.config_code import REPLACES_RUNNER, code_running_config, findings
+from verify_pr.runners.config_code import REPLACES_RUNNER, findings
 from verify_pr.runners.jest import JestRunner
 from verify_pr.runners.pytest import PytestRunner
 from verify_pr.runners.vitest import VitestRunner

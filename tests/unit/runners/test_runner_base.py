@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from verify_pr.contract import new_report_path
 from verify_pr.errors import InputRefused
-from verify_pr.runners.base import new_report_path, validate_report_path
+from verify_pr.runners.base import validate_report_path
 from verify_pr.runners.bun import BunRunner
 from verify_pr.runners.detect import all_runners
 from verify_pr.runners.jest import JestRunner

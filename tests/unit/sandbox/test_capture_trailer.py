@@ -6,7 +6,8 @@ import struct
 
 import pytest
 
-from verify_pr.sandbox.capture import REPORT_MAX_BYTES, FrameDemuxer, StreamCapture
+from verify_pr.contract import MAX_REPORT_BYTES
+from verify_pr.sandbox.capture import FrameDemuxer, StreamCapture
 from verify_pr.sandbox.spool import ReportSpool
 from verify_pr.sandbox.trailer import TrailerError, TrailerKind, parse_trailer
 
@@ -76,7 +77,7 @@ def test_report_is_spooled_to_disk_not_kept_in_memory() -> None:
 
 
 def test_report_length_over_the_cap_is_refused() -> None:
-    head = f"\nVPR1 {NONCE} RC 0 returned {REPORT_MAX_BYTES + 1}\n".encode()
+    head = f"\nVPR1 {NONCE} RC 0 returned {MAX_REPORT_BYTES + 1}\n".encode()
     with pytest.raises(TrailerError, match="cap"):
         parse_trailer(capture_of(head + b"x"), NONCE)
 
@@ -85,7 +86,7 @@ def test_wrapper_holds_the_same_report_cap() -> None:
     from importlib import resources
 
     text = resources.files("verify_pr.sandbox").joinpath("wrapper.sh").read_text()
-    assert f'[ "$rl" -gt {REPORT_MAX_BYTES} ]' in text
+    assert f'[ "$rl" -gt {MAX_REPORT_BYTES} ]' in text
 
 
 def test_trailer_found_and_output_cut_before_it() -> None:

@@ -1,0 +1,46 @@
+"""The README's layout lists exactly the package's sub-packages and top-level modules (no drift)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "src" / "verify_pr"
+
+
+def listed(readme: str) -> set[str]:
+    """Names in the layout block's ``src/verify_pr/`` entries: ``models/``, ``git.py``..."""
+    block = readme.split("\n## Layout\n", 1)[1].split("```", 2)[1]
+    lines = block.split("src/verify_pr/\n", 1)[1].splitlines()
+    names: set[str] = set()
+    for line in lines:
+        if not line.startswith("  "):
+            break  # the next top-level entry (tests/)
+        head = re.split(r"\s{2,}", line.strip(), maxsplit=1)[0]
+        if line.startswith("   "):
+            continue  # a description's continuation line
+        names |= {name.strip() for name in head.split(",")}
+    return names
+
+
+def actual() -> set[str]:
+    packages = {f"{p.parent.name}/" for p in PACKAGE.glob("*/__init__.py")}
+    modules = {p.name for p in PACKAGE.glob("*.py") if p.name != "__init__.py"}
+    return packages | modules
+
+
+def test_readme_layout_lists_every_package_and_module() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert listed(readme) == actual()
+
+
+def test_the_layout_check_sees_a_missing_and_an_extra_entry() -> None:
+    """Positive control: drop the github/ line, or add one for a package that does not exist."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "github/" in actual()
+    line = next(x for x in readme.splitlines() if x.startswith("  github/"))
+    assert "github/" not in listed(readme.replace(line + "\n", ""))
+    extra = readme.replace("  git.py ", "  git.py, ghost.py ", 1)
+    assert listed(extra) - actual() == {"ghost.py"}
+    assert {"models/", "sandbox/", "verify/", "errors.py"} <= listed(readme)
