@@ -14,8 +14,8 @@ import pytest
 
 from tests.hostile.helpers import RECORD, attack, containers_of, control, expect, results
 from tests.sandbox_helpers import make_repo
-from verify_pr.sandbox import engine
 from verify_pr.sandbox import policy as policy_mod
+from verify_pr.sandbox.engine import EngineSettings
 from verify_pr.sandbox.run import SandboxRequest, run_sandbox
 
 _SHIPPED_SCRIPT = policy_mod._script
@@ -54,9 +54,11 @@ def test_stopped_capture_is_woken_by_the_sweep(
     assert run.elapsed_s < 20
     # Positive control: without the wake-up (the sweep's `kill -CONT` of capture processes)
     # the stopped capture holds the wrapper until the host watchdog ends the run.
-    monkeypatch.setattr(engine, "WATCHDOG_GRACE_S", 1)
     _patch_wrapper(monkeypatch, '[ -n "$caps" ] && kill -CONT $caps', ": no wake-up")
-    stuck = run_sandbox(SandboxRequest(make_repo(tmp_path / "ctl"), cmd, minimal_image, 3, 1000))
+    stuck = run_sandbox(
+        SandboxRequest(make_repo(tmp_path / "ctl"), cmd, minimal_image, 3, 1000),
+        EngineSettings(watchdog_grace_s=1),
+    )
     assert (stuck.result.status, stuck.result.exit_code) == ("TIMEOUT", None), stuck.result
     assert not containers_of(os.getpid())
     control("without the wake-up the run hangs until the watchdog (TIMEOUT)")

@@ -18,8 +18,8 @@ import pytest
 
 from tests.hostile.helpers import RECORD, containers_of, control, loose, results
 from tests.sandbox_helpers import make_repo
-from verify_pr.sandbox import engine
 from verify_pr.sandbox import policy as policy_mod
+from verify_pr.sandbox.engine import EngineSettings
 from verify_pr.sandbox.run import SandboxRequest, SandboxRun, run_sandbox
 
 NONCE = "0badc0de" * 4
@@ -105,13 +105,11 @@ print("RESULT mem=" + found, flush=True)
 
 @pytest.fixture
 def hardening(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    """Fix this run's nonce; hardening(False) swaps in the test-only unhardened start."""
-    monkeypatch.setattr(engine, "new_nonce", lambda: NONCE)
+    """hardening(False) swaps in the test-only unhardened start; hardening(True) the shipped."""
 
     def set_hardening(on: bool) -> None:
         if on:
             monkeypatch.undo()
-            monkeypatch.setattr(engine, "new_nonce", lambda: NONCE)
             return
 
         def unhardened_argv(self: policy_mod.SandboxPolicy) -> list[str]:
@@ -125,7 +123,8 @@ def hardening(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
 def run_in_process(tmp_path: Path, image: str, cmd: str, report: str | None = None) -> SandboxRun:
     repo = make_repo(tmp_path / ("r" + os.urandom(3).hex()), {"rep.xml": "<stale/>\n"})
-    run = run_sandbox(SandboxRequest(repo, cmd, image, 30, 100_000, report))
+    request = SandboxRequest(repo, cmd, image, 30, 100_000, report)
+    run = run_sandbox(request, EngineSettings(new_nonce=lambda: NONCE))  # this file's nonce
     assert not containers_of(os.getpid()), "a container was left behind"
     return run
 
