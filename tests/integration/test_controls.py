@@ -101,7 +101,9 @@ def _run_in_thread(
     request: SandboxRequest, settings: EngineSettings, run_id: str
 ) -> tuple[threading.Thread, list[SandboxRun]]:
     results: list[SandboxRun] = []
-    thread = threading.Thread(target=lambda: results.append(run_sandbox(request, settings, run_id)))
+    thread = threading.Thread(
+        target=lambda: results.append(run_sandbox(request, settings, run_id=run_id))
+    )
     thread.start()
     return thread, results
 
