@@ -39,6 +39,16 @@ class ContainerApi(Protocol):
         ...
 
 
+class ReapApi(Protocol):
+    """What the reaper needs: this daemon's owned containers, and a forced remove."""
+
+    def list_owned(self) -> list[tuple[str, str]]:
+        """(full id, owner label) of every container that carries an owner label."""
+        ...
+
+    def remove(self, container_id: str) -> None: ...
+
+
 class KillApi(Protocol):
     """The watchdog's own connection (the engine's is busy streaming)."""
 

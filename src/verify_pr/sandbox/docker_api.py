@@ -1,7 +1,9 @@
 """The only module that talks to the Docker SDK; its errors leave as verify-pr errors.
 
 Built on the low-level ``docker.APIClient``: ``create_container`` never pulls, and its response
-carries the daemon's ``Warnings`` (a dropped limit), which the high-level API discards.
+carries the daemon's ``Warnings`` (a dropped limit), which the high-level API discards. The
+errors of the SDK and its transport are mapped by type to :class:`SandboxBlocked` where they are
+caught (:func:`_blocked_from`); any other exception is a bug, and is not disguised as BLOCKED.
 """
 
 from __future__ import annotations
