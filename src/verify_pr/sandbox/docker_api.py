@@ -61,9 +61,10 @@ def _out_of_resources(exc: BaseException) -> bool:
 def _blocked_from(exc: Exception, doing: str) -> SandboxBlocked:
     """Map one third-party error, by its type, to the user's one line.
 
-    The daemon answered: ImageNotFound, or an APIError (its message is the only place the daemon
-    says it ran out of resources). It did not answer: requests' errors (OSError subclasses, like
-    everything the transport raises) and urllib3's ProtocolError. Anything else the SDK raises.
+    ImageNotFound: not present locally. APIError (the daemon answered): out of resources when its
+    message says so (the only place it does), else failed. An errno of exhaustion: out of
+    resources. requests' errors (OSError subclasses, as is all the transport raises), urllib3's
+    ProtocolError and OSError: unreachable. Any other DockerException or HTTP error: failed.
     """
     import docker.errors
     import urllib3.exceptions
