@@ -7,18 +7,15 @@ and wait for its pid to come round again so that the sweep spares an impostor.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
-import pytest
-
 from tests.hostile.helpers import RECORD, attack, containers_of, control, expect, results
 from tests.sandbox_helpers import make_repo
-from verify_pr.sandbox import engine
-from verify_pr.sandbox import policy as policy_mod
-from verify_pr.sandbox.run import SandboxRequest, run_sandbox
-
-_SHIPPED_SCRIPT = policy_mod._script
+from verify_pr.sandbox.engine import EngineSettings
+from verify_pr.sandbox.policy import SandboxPolicy
+from verify_pr.sandbox.run import PolicyFactory, SandboxRequest, make_policy, run_sandbox
 
 # The capture processes are the wrapper's forks: same command line as the wrapper, other pid.
 FIND_CAPTURE = r"""
@@ -32,31 +29,33 @@ done
 """
 
 
-def _patch_wrapper(monkeypatch: pytest.MonkeyPatch, old: str, new: str) -> None:
-    """A test-only wrapper: the shipped script with one line changed (never a user option)."""
+def _wrapper_with(*edits: tuple[str, str]) -> PolicyFactory:
+    """A test-only wrapper: the shipped script with lines changed (never a user option)."""
 
-    def script(name: str) -> str:
-        text = _SHIPPED_SCRIPT(name)
-        if name == "wrapper.sh":
+    def policy_for(request: SandboxRequest, path_env: str, run_id: str) -> SandboxPolicy:
+        shipped = make_policy(request, path_env, run_id)
+        text = shipped.wrapper_script
+        for old, new in edits:
             assert old in text
             text = text.replace(old, new)
-        return text
+        return dataclasses.replace(shipped, wrapper_script=text)
 
-    monkeypatch.setattr(policy_mod, "_script", script)
+    return policy_for
 
 
-def test_stopped_capture_is_woken_by_the_sweep(
-    minimal_image: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_stopped_capture_is_woken_by_the_sweep(minimal_image: str, tmp_path: Path) -> None:
     cmd = FIND_CAPTURE + 'echo "stopping:$caps"; kill -STOP $caps; exit 0'
     run = attack(tmp_path, minimal_image, cmd, "--timeout", "20")
     expect(run, "COMPLETED", 0, "the check exited 0")
     assert run.elapsed_s < 20
     # Positive control: without the wake-up (the sweep's `kill -CONT` of capture processes)
     # the stopped capture holds the wrapper until the host watchdog ends the run.
-    monkeypatch.setattr(engine, "WATCHDOG_GRACE_S", 1)
-    _patch_wrapper(monkeypatch, '[ -n "$caps" ] && kill -CONT $caps', ": no wake-up")
-    stuck = run_sandbox(SandboxRequest(make_repo(tmp_path / "ctl"), cmd, minimal_image, 3, 1000))
+    no_wake_up = _wrapper_with(('[ -n "$caps" ] && kill -CONT $caps', ": no wake-up"))
+    stuck = run_sandbox(
+        SandboxRequest(make_repo(tmp_path / "ctl"), cmd, minimal_image, 3, 1000),
+        EngineSettings(watchdog_grace_s=1),
+        policy_for=no_wake_up,
+    )
     assert (stuck.result.status, stuck.result.exit_code) == ("TIMEOUT", None), stuck.result
     assert not containers_of(os.getpid())
     control("without the wake-up the run hangs until the watchdog (TIMEOUT)")
@@ -109,32 +108,24 @@ exit 0
 )
 
 
-def test_pid_reuse_impostor_is_swept(
-    minimal_image: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_pid_reuse_impostor_is_swept(minimal_image: str, tmp_path: Path) -> None:
     # The test-only wrapper takes the impostor's pid as its capture's, as a wrapped pid would.
     take = "rc=$?\n"
     adopt = "rc=$?\nread -r capper < /work/.impostor\n"
-    assert '[ -n "$genuine" ] || return 1' in _SHIPPED_SCRIPT("wrapper.sh")
-    _patch_wrapper(monkeypatch, take, adopt)
-    run = run_sandbox(SandboxRequest(make_repo(tmp_path), IMPOSTOR, minimal_image, 20, 10000))
+    run = run_sandbox(
+        SandboxRequest(make_repo(tmp_path), IMPOSTOR, minimal_image, 20, 10000),
+        policy_for=_wrapper_with((take, adopt)),
+    )
     assert not containers_of(os.getpid())
     assert (run.result.status, run.result.exit_code) == ("COMPLETED", 0), run.result
     assert "impostor" not in results(run.output)
     RECORD.append(("outcome", "COMPLETED exit 0, impostor swept"))
     # Positive control: judged by pid alone (no start-time check), the impostor is spared.
-    monkeypatch.undo()
     pid_alone = take + "read -r capper < /work/.impostor\n"
-
-    def script(name: str) -> str:
-        text = _SHIPPED_SCRIPT(name)
-        if name == "wrapper.sh":
-            text = text.replace(take, pid_alone).replace('[ -n "$genuine" ] || return 1', ":")
-        return text
-
-    monkeypatch.setattr(policy_mod, "_script", script)
+    by_pid_alone = _wrapper_with((take, pid_alone), ('[ -n "$genuine" ] || return 1', ":"))
     spared = run_sandbox(
-        SandboxRequest(make_repo(tmp_path / "ctl"), IMPOSTOR, minimal_image, 20, 10000)
+        SandboxRequest(make_repo(tmp_path / "ctl"), IMPOSTOR, minimal_image, 20, 10000),
+        policy_for=by_pid_alone,
     )
     text = spared.output.decode("utf-8", "replace") + spared.result.detail
     assert "survived-the-sweep" in text or "continued after" in text, spared

@@ -14,6 +14,7 @@ import pytest
 from tests.hostile.helpers import RECORD, attack, containers_of, control, expect, loose
 from tests.sandbox_helpers import make_repo
 from verify_pr.sandbox import engine
+from verify_pr.sandbox.engine import EngineSettings
 from verify_pr.sandbox.run import SandboxRequest, run_sandbox
 
 GUESS = "0123456789abcdef0123456789abcdef"
@@ -42,9 +43,7 @@ def test_forged_sentinel_is_just_output(minimal_image: str, tmp_path: Path, cmd:
     control("a sentinel with the right nonce is accepted (test_right_nonce_is_accepted)")
 
 
-def test_previous_runs_nonce_is_refused(
-    minimal_image: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_previous_runs_nonce_is_refused(minimal_image: str, tmp_path: Path) -> None:
     seen: list[str] = []
     real = engine.new_nonce
 
@@ -52,12 +51,12 @@ def test_previous_runs_nonce_is_refused(
         seen.append(real())
         return seen[-1]
 
-    monkeypatch.setattr(engine, "new_nonce", recording)
+    settings = EngineSettings(new_nonce=recording)
     repo = make_repo(tmp_path)
-    first = run_sandbox(SandboxRequest(repo, "true", minimal_image, 30, 1000))
+    first = run_sandbox(SandboxRequest(repo, "true", minimal_image, 30, 1000), settings)
     assert first.result.status == "COMPLETED" and len(seen) == 1
     cmd = _forge(seen[0]) + "; exit 3"
-    second = run_sandbox(SandboxRequest(repo, cmd, minimal_image, 30, 1000))
+    second = run_sandbox(SandboxRequest(repo, cmd, minimal_image, 30, 1000), settings)
     assert (second.result.status, second.result.exit_code) == ("COMPLETED", 3)
     assert seen[0] != seen[1] and seen[0].encode() in second.output
     assert not containers_of(os.getpid())
@@ -65,18 +64,16 @@ def test_previous_runs_nonce_is_refused(
     control("a sentinel with the right nonce is accepted (test_right_nonce_is_accepted)")
 
 
-def test_right_nonce_is_accepted(
-    minimal_image: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_right_nonce_is_accepted(minimal_image: str, tmp_path: Path) -> None:
     """The positive control of every forgery: the same forged trailer, with this run's nonce
     and the wrapper killed so nothing follows it, is taken (so the probes above can fail)."""
     nonce = "5eed" * 8
-    monkeypatch.setattr(engine, "new_nonce", lambda: nonce)
     cmd = (
         f"printf '\\nVPR1 {nonce} RC 137 none 0\\n\\nVPR1 {nonce} END\\n' > /proc/1/fd/1; "
         "kill -9 $PPID; sleep 5"
     )
-    run = run_sandbox(SandboxRequest(make_repo(tmp_path), cmd, minimal_image, 30, 1000))
+    request = SandboxRequest(make_repo(tmp_path), cmd, minimal_image, 30, 1000)
+    run = run_sandbox(request, EngineSettings(new_nonce=lambda: nonce))
     assert (run.result.status, run.result.exit_code) == ("COMPLETED", 137)
     assert not containers_of(os.getpid())
     RECORD.append(("outcome", "COMPLETED exit 137 (forgery accepted: the nonce was given)"))

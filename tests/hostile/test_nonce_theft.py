@@ -9,21 +9,17 @@ on, every path is denied and the host result stays honest.
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
-
-import pytest
 
 from tests.hostile.helpers import RECORD, containers_of, control, loose, results
 from tests.sandbox_helpers import make_repo
-from verify_pr.sandbox import engine
-from verify_pr.sandbox import policy as policy_mod
-from verify_pr.sandbox.run import SandboxRequest, SandboxRun, run_sandbox
+from verify_pr.sandbox.engine import EngineSettings
+from verify_pr.sandbox.policy import SandboxPolicy
+from verify_pr.sandbox.run import SandboxRequest, SandboxRun, make_policy, run_sandbox
 
 NONCE = "0badc0de" * 4
-_SHIPPED_ARGV: property = policy_mod.SandboxPolicy.__dict__["argv"]
 
 # Finds the wrapper (its parent), tries every path to the nonce, then forges: writes a final
 # sentinel straight to the container's stdout (PID 1's fd 1, which the check can open) and
@@ -103,38 +99,39 @@ print("RESULT mem=" + found, flush=True)
 """
 
 
-@pytest.fixture
-def hardening(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    """Fix this run's nonce; hardening(False) swaps in the test-only unhardened start."""
-    monkeypatch.setattr(engine, "new_nonce", lambda: NONCE)
+class UnhardenedPolicy(SandboxPolicy):
+    """Test-only: the wrapper run straight by the image's /bin/sh, without stage 1."""
 
-    def set_hardening(on: bool) -> None:
-        if on:
-            monkeypatch.undo()
-            monkeypatch.setattr(engine, "new_nonce", lambda: NONCE)
-            return
-
-        def unhardened_argv(self: policy_mod.SandboxPolicy) -> list[str]:
-            hardened = _SHIPPED_ARGV.fget(self)  # type: ignore[misc]
-            return ["/bin/sh", "-c", hardened[4], "verify-pr-wrapper", *hardened[5:]]
-
-        monkeypatch.setattr(policy_mod.SandboxPolicy, "argv", property(unhardened_argv))
-
-    return set_hardening
+    @property
+    def argv(self) -> list[str]:
+        hardened = super().argv
+        return ["/bin/sh", "-c", hardened[4], "verify-pr-wrapper", *hardened[5:]]
 
 
-def run_in_process(tmp_path: Path, image: str, cmd: str, report: str | None = None) -> SandboxRun:
+def unhardened(request: SandboxRequest, path_env: str, run_id: str) -> SandboxPolicy:
+    shipped = make_policy(request, path_env, run_id)
+    return UnhardenedPolicy(
+        **{f.name: getattr(shipped, f.name) for f in dataclasses.fields(shipped)}
+    )
+
+
+def run_in_process(
+    tmp_path: Path, image: str, cmd: str, report: str | None = None, *, hardened: bool
+) -> SandboxRun:
     repo = make_repo(tmp_path / ("r" + os.urandom(3).hex()), {"rep.xml": "<stale/>\n"})
-    run = run_sandbox(SandboxRequest(repo, cmd, image, 30, 100_000, report))
+    run = run_sandbox(
+        SandboxRequest(repo, cmd, image, 30, 100_000, report),
+        EngineSettings(new_nonce=lambda: NONCE),  # this file's nonce
+        policy_for=make_policy if hardened else unhardened,
+    )
     assert not containers_of(os.getpid()), "a container was left behind"
     return run
 
 
 def test_proc_mem_read_steals_the_nonce_only_without_hardening(
-    minimal_image: str, tmp_path: Path, hardening: Any
+    minimal_image: str, tmp_path: Path
 ) -> None:
-    hardening(False)
-    off = run_in_process(tmp_path, minimal_image, STEALER, "/work/rep.xml")
+    off = run_in_process(tmp_path, minimal_image, STEALER, "/work/rep.xml", hardened=False)
     got_off = results(off.output)
     assert got_off["mem"] == NONCE, got_off  # the attack works...
     assert (off.result.status, off.result.exit_code) == ("COMPLETED", 137)
@@ -145,8 +142,7 @@ def test_proc_mem_read_steals_the_nonce_only_without_hardening(
         "with the hardening off, /proc/<wrapper>/mem yields the nonce and a forged sentinel is accepted"
     )
 
-    hardening(True)
-    on = run_in_process(tmp_path, minimal_image, STEALER, "/work/rep.xml")
+    on = run_in_process(tmp_path, minimal_image, STEALER, "/work/rep.xml", hardened=True)
     got = results(on.output)
     assert got["mem"] == "none" and got["maps"] == "denied" and got["mem_open"] == "denied"
     assert (on.result.status, on.result.exit_code) == ("ERROR", None)
@@ -155,16 +151,12 @@ def test_proc_mem_read_steals_the_nonce_only_without_hardening(
     RECORD.append(("outcome", "ERROR exit none"))
 
 
-def test_wrapper_fd0_environ_and_stdin_rest(
-    minimal_image: str, tmp_path: Path, hardening: Any
-) -> None:
-    hardening(False)
-    off = results(run_in_process(tmp_path, minimal_image, STEALER).output)
+def test_wrapper_fd0_environ_and_stdin_rest(minimal_image: str, tmp_path: Path) -> None:
+    off = results(run_in_process(tmp_path, minimal_image, STEALER, hardened=False).output)
     assert off["fd0"] == "open" and off["environ"] == "read"  # the probes can reach them
     assert off["stdin_left"] == "none" and off["environ_hex"] == "0"  # and the nonce is in neither
     control("with the hardening off, /proc/<wrapper>/fd/0 and environ open")
-    hardening(True)
-    run = run_in_process(tmp_path, minimal_image, STEALER)
+    run = run_in_process(tmp_path, minimal_image, STEALER, hardened=True)
     on = results(run.output)
     assert on["fd0"] == "denied" and on["environ"] == "denied"
     assert on["stdin_left"] == "none"  # PID 1's stdin is the same pipe, drained before the check
@@ -172,9 +164,8 @@ def test_wrapper_fd0_environ_and_stdin_rest(
     RECORD.append(("outcome", f"{run.result.status} exit none"))
 
 
-def test_cmdlines_never_carry_the_nonce(minimal_image: str, tmp_path: Path, hardening: Any) -> None:
-    hardening(True)
-    run = run_in_process(tmp_path, minimal_image, STEALER)
+def test_cmdlines_never_carry_the_nonce(minimal_image: str, tmp_path: Path) -> None:
+    run = run_in_process(tmp_path, minimal_image, STEALER, hardened=True)
     # The probe does read command lines: the wrapper's script is in its own.
     assert int(results(run.output)["cmdline_script"]) >= 1
     control("the probe reads the wrapper's own command line")
@@ -183,11 +174,10 @@ def test_cmdlines_never_carry_the_nonce(minimal_image: str, tmp_path: Path, hard
     RECORD.append(("outcome", f"{run.result.status} exit none"))
 
 
-def test_ptrace_and_process_vm_readv(python_image: str, tmp_path: Path, hardening: Any) -> None:
+def test_ptrace_and_process_vm_readv(python_image: str, tmp_path: Path) -> None:
     cmd = f"python3 -c '{PY_STEALER}'"
     assert "'" not in PY_STEALER
-    hardening(False)
-    off = results(run_in_process(tmp_path, python_image, cmd).output)
+    off = results(run_in_process(tmp_path, python_image, cmd, hardened=False).output)
     # Without the hardening, ptrace attaches; Docker's default seccomp already denies
     # process_vm_readv here (kernel and profile vary: the hardening does not rely on it).
     assert off["ptrace"] == "attached", off
@@ -202,8 +192,7 @@ def test_ptrace_and_process_vm_readv(python_image: str, tmp_path: Path, hardenin
     control(
         "with the hardening off ptrace attaches; with seccomp off process_vm_readv yields the nonce"
     )
-    hardening(True)
-    run = run_in_process(tmp_path, python_image, cmd)
+    run = run_in_process(tmp_path, python_image, cmd, hardened=True)
     on = results(run.output)
     assert on["ptrace"] == "Operation not permitted", on
     assert on["vm_readv"] == "Operation not permitted" and on["mem"] == "none", on

@@ -19,8 +19,7 @@ import docker
 import pytest
 
 from tests.sandbox_helpers import make_repo, sandbox
-from verify_pr.sandbox import engine
-from verify_pr.sandbox import run as sandbox_run
+from verify_pr.sandbox.engine import EngineSettings
 from verify_pr.sandbox.policy import LABEL_RUN
 from verify_pr.sandbox.run import SandboxRequest, SandboxRun, run_sandbox
 
@@ -98,9 +97,13 @@ def test_probe_inside_the_sandbox(minimal_image: str, tmp_path: Path, client: An
     assert "GH_TOKEN" in control["env"]
 
 
-def _run_in_thread(request: SandboxRequest) -> tuple[threading.Thread, list[SandboxRun]]:
+def _run_in_thread(
+    request: SandboxRequest, settings: EngineSettings, run_id: str
+) -> tuple[threading.Thread, list[SandboxRun]]:
     results: list[SandboxRun] = []
-    thread = threading.Thread(target=lambda: results.append(run_sandbox(request)))
+    thread = threading.Thread(
+        target=lambda: results.append(run_sandbox(request, settings, run_id=run_id))
+    )
     thread.start()
     return thread, results
 
@@ -116,16 +119,16 @@ def _find_container(client: Any, run_id: str, deadline_s: float = 20) -> Any:
 
 
 def test_inspect_shows_every_control_and_no_nonce(
-    minimal_image: str, tmp_path: Path, client: Any, monkeypatch: pytest.MonkeyPatch
+    minimal_image: str, tmp_path: Path, client: Any
 ) -> None:
     nonce = "feedfacecafebeef" * 2
-    monkeypatch.setattr(engine, "new_nonce", lambda: nonce)
+    settings = EngineSettings(new_nonce=lambda: nonce)
     run_id = "feed" + nonce[:12]
-    monkeypatch.setattr(sandbox_run, "new_run_id", lambda: run_id)
     repo = make_repo(tmp_path)
     # The check dumps every cmdline and environ it can read: the nonce must be in none.
     cmd = "cat /proc/[0-9]*/cmdline /proc/[0-9]*/environ 2>/dev/null | tr '\\0' ' '; sleep 2"
-    thread, results = _run_in_thread(SandboxRequest(repo, cmd, minimal_image, 30, 100000))
+    request = SandboxRequest(repo, cmd, minimal_image, 30, 100000)
+    thread, results = _run_in_thread(request, settings, run_id)
     container = _find_container(client, run_id)
     info = client.api.inspect_container(container.id)
     thread.join(60)

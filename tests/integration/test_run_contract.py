@@ -12,6 +12,7 @@ import pytest
 from tests.sandbox_helpers import make_repo, run_cli, sandbox
 from verify_pr.models.sandbox import RunStatus, SandboxResult
 from verify_pr.sandbox import engine
+from verify_pr.sandbox.engine import EngineSettings
 from verify_pr.sandbox.run import SandboxRequest, run_sandbox
 
 
@@ -140,15 +141,12 @@ def test_survivor_that_keeps_printing_is_ended_before_the_sentinel(
     assert b"VPR1" not in run.output
 
 
-def test_host_watchdog_ends_a_frozen_wrapper(
-    minimal_image: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(engine, "WATCHDOG_GRACE_S", 1)
+def test_host_watchdog_ends_a_frozen_wrapper(minimal_image: str, tmp_path: Path) -> None:
     repo = make_repo(tmp_path)
     # Stopping every process (the wrapper and its timeout included) defeats the in-container
     # timeout; only the host can end it.
     request = SandboxRequest(repo, "kill -STOP -1; sleep 100", "verify-pr-minimal:local", 2, 1000)
-    run = run_sandbox(request)
+    run = run_sandbox(request, EngineSettings(watchdog_grace_s=1))
     assert (run.result.status, run.result.exit_code) == (RunStatus.TIMEOUT, None)
     assert "watchdog" in run.result.detail
 

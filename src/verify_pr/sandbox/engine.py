@@ -1,5 +1,9 @@
 """Container lifecycle for one run: create, attach, start, send the nonce, stream, watchdog,
 wait, inspect, remove. The container is always removed, whatever happens.
+
+What the engine needs from outside comes in: the container API (a protocol the Docker adapter
+implements) and :class:`EngineSettings` (the nonce source, the grace periods, the watchdog's
+kill client), whose defaults are the shipped values.
 """
 
 from __future__ import annotations
@@ -9,14 +13,17 @@ import select
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from verify_pr.errors import SandboxBlocked
 from verify_pr.sandbox.capture import FrameDemuxer, StreamCapture
+from verify_pr.sandbox.container_api import ContainerApi, KillApi
 from verify_pr.sandbox.docker_api import DockerApi
 from verify_pr.sandbox.policy import SandboxPolicy
 
+# How long past the check's timeout the host waits before its watchdog kills the container.
 WATCHDOG_GRACE_S = 15
 # After the watchdog fires, how long the host keeps waiting for the daemon before BLOCKED.
 DAEMON_GRACE_S = 30
@@ -33,19 +40,34 @@ class EngineRun:
     oom_killed: bool
     watchdog_fired: bool
     elapsed_s: float
+    watchdog_after_s: int  # when the watchdog was set to fire, in seconds after start
 
 
 def new_nonce() -> str:
     return secrets.token_hex(16)
 
 
-def run_container(api: DockerApi, policy: SandboxPolicy) -> EngineRun:
+@dataclass(frozen=True)
+class EngineSettings:
+    """The engine's inputs besides the API and the policy; the defaults are the shipped ones."""
+
+    new_nonce: Callable[[], str] = new_nonce
+    watchdog_grace_s: int = WATCHDOG_GRACE_S
+    daemon_grace_s: int = DAEMON_GRACE_S
+    # A client of its own for the watchdog: the engine's connection is busy streaming.
+    kill_client: Callable[[], KillApi] = DockerApi
+
+
+def run_container(
+    api: ContainerApi, policy: SandboxPolicy, settings: EngineSettings | None = None
+) -> EngineRun:
+    settings = settings or EngineSettings()
     container_id, warnings = api.create(policy.create_kwargs())
     try:
         if warnings:
             raise SandboxBlocked(f"the daemon dropped a control at create: {'; '.join(warnings)}")
         _verify_controls(api.inspect(container_id), policy)
-        return _run_created(api, policy, container_id)
+        return _run_created(api, policy, container_id, settings)
     finally:
         api.remove(container_id)
 
@@ -72,8 +94,10 @@ def _verify_controls(info: dict[str, Any], policy: SandboxPolicy) -> None:
         raise SandboxBlocked(f"the created container lacks controls: {', '.join(wrong)}")
 
 
-def _run_created(api: DockerApi, policy: SandboxPolicy, container_id: str) -> EngineRun:
-    nonce = new_nonce()
+def _run_created(
+    api: ContainerApi, policy: SandboxPolicy, container_id: str, settings: EngineSettings
+) -> EngineRun:
+    nonce = settings.new_nonce()
     capture = StreamCapture(head_limit=policy.max_output, nonce=nonce)
     demux = FrameDemuxer(capture)
     stream = api.attach(container_id)
@@ -83,17 +107,17 @@ def _run_created(api: DockerApi, policy: SandboxPolicy, container_id: str) -> En
         api.start(container_id)
         started = time.monotonic()
         sock.sendall(nonce.encode() + b"\n")
-        deadline = policy.timeout_s + WATCHDOG_GRACE_S
-        watchdog = threading.Timer(deadline, _fire, (container_id, fired))
+        deadline = policy.timeout_s + settings.watchdog_grace_s
+        watchdog = threading.Timer(deadline, _fire, (settings.kill_client, container_id, fired))
         watchdog.daemon = True
         watchdog.start()
         try:
-            _pump(sock, demux, started + deadline + DAEMON_GRACE_S)
+            _pump(sock, demux, started + deadline + settings.daemon_grace_s)
         finally:
             watchdog.cancel()
     finally:
         stream.close()
-    exit_code = api.wait(container_id, DAEMON_GRACE_S)
+    exit_code = api.wait(container_id, settings.daemon_grace_s)
     elapsed = time.monotonic() - started
     state = api.inspect(container_id).get("State") or {}
     return EngineRun(
@@ -103,13 +127,13 @@ def _run_created(api: DockerApi, policy: SandboxPolicy, container_id: str) -> En
         oom_killed=bool(state.get("OOMKilled")),
         watchdog_fired=fired.is_set(),
         elapsed_s=elapsed,
+        watchdog_after_s=deadline,
     )
 
 
-def _fire(container_id: str, fired: threading.Event) -> None:
-    # A client of its own: the main thread's connection is busy streaming.
+def _fire(kill_client: Callable[[], KillApi], container_id: str, fired: threading.Event) -> None:
     fired.set()
-    killer = DockerApi()
+    killer = kill_client()
     try:
         killer.kill(container_id)
     finally:

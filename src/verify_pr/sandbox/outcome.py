@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from verify_pr.models.sandbox import ReportStatus, RunStatus
-from verify_pr.sandbox.engine import WATCHDOG_GRACE_S, EngineRun
+from verify_pr.sandbox.engine import EngineRun
 from verify_pr.sandbox.spool import ReportSpool
 from verify_pr.sandbox.trailer import TrailerError, TrailerKind, parse_trailer
 
@@ -30,7 +30,7 @@ def classify(run: EngineRun, timeout_s: int, max_output: int, report_asked: bool
         trailer = parse_trailer(cap, run.nonce)
     except TrailerError as exc:
         output_end = cap.total
-        status, exit_code, detail = _without_trailer(run, timeout_s, str(exc))
+        status, exit_code, detail = _without_trailer(run, str(exc))
         report, report_status = None, not_returned
     else:
         output_end = trailer.output_end
@@ -64,12 +64,12 @@ def _with_rc(run: EngineRun, rc: int, timeout_s: int) -> tuple[RunStatus, int | 
     return RunStatus.COMPLETED, rc, detail
 
 
-def _without_trailer(run: EngineRun, timeout_s: int, why: str) -> tuple[RunStatus, int | None, str]:
+def _without_trailer(run: EngineRun, why: str) -> tuple[RunStatus, int | None, str]:
     if run.watchdog_fired:
         return (
             RunStatus.TIMEOUT,
             None,
-            f"the host watchdog killed the container {timeout_s + WATCHDOG_GRACE_S} s after "
+            f"the host watchdog killed the container {run.watchdog_after_s} s after "
             "start: the in-container timeout did not end it",
         )
     detail = f"{why}; container exit {run.docker_exit}"

@@ -49,6 +49,9 @@ class SandboxPolicy:
     pids_limit: int = 256
     nano_cpus: int = 1_000_000_000
     shm_size: str = "32m"
+    # The shipped scripts (stage 1 and the wrapper), read once per policy.
+    boot_script: str = field(default_factory=lambda: _script("boot.sh"), repr=False)
+    wrapper_script: str = field(default_factory=lambda: _script("wrapper.sh"), repr=False)
 
     @property
     def environment(self) -> dict[str, str]:
@@ -62,9 +65,9 @@ class SandboxPolicy:
         return [
             "/bin/sh",
             "-c",
-            _script("boot.sh"),
+            self.boot_script,
             "verify-pr-boot",
-            _script("wrapper.sh"),
+            self.wrapper_script,
             self.command,
             str(self.timeout_s),
             str(self.max_output + 1),  # one byte over the cap tells the host it was cut

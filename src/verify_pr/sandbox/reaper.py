@@ -12,16 +12,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Protocol
 
 from verify_pr.errors import SandboxBlocked
+from verify_pr.sandbox.container_api import ReapApi
 from verify_pr.sandbox.policy import LABEL_OWNER
-
-
-class _Api(Protocol):
-    def list_owned(self) -> list[tuple[str, str]]: ...
-
-    def remove(self, container_id: str) -> None: ...
 
 
 def pid_alive(pid: int) -> bool:
@@ -44,7 +38,7 @@ def orphan_of(owner: str, hostname: str, alive: Callable[[int], bool]) -> bool:
 
 
 def reap_orphans(
-    api: _Api, hostname: str | None = None, alive: Callable[[int], bool] = pid_alive
+    api: ReapApi, hostname: str | None = None, alive: Callable[[int], bool] = pid_alive
 ) -> list[str]:
     """Remove this host's orphaned sandbox containers; return their ids. Best effort: a
     failure here never stops the run (the run's own calls report a broken daemon)."""

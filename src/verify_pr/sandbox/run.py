@@ -6,6 +6,7 @@ import os
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,6 +17,7 @@ from verify_pr.sandbox.resources import DEFAULT_RESOURCES, Resources
 
 if TYPE_CHECKING:
     from verify_pr.models.sandbox import SandboxResult
+    from verify_pr.sandbox.engine import EngineSettings
     from verify_pr.sandbox.spool import ReportSpool
 
 # The result models need pydantic, whose import costs more than a short check runs: it is
@@ -67,6 +69,9 @@ def make_policy(request: SandboxRequest, path_env: str, run_id: str) -> SandboxP
     )
 
 
+PolicyFactory = Callable[[SandboxRequest, str, str], SandboxPolicy]
+
+
 def new_run_id() -> str:
     return secrets.token_hex(8)
 
@@ -89,8 +94,19 @@ def blocked_result(request: SandboxRequest, exc: SandboxBlocked) -> SandboxRun:
     return SandboxRun(result, b"", None)
 
 
-def run_sandbox(request: SandboxRequest) -> SandboxRun:
-    """Run one check. Raises InputRefused for an unusable image; BLOCKED comes back as a result."""
+def run_sandbox(
+    request: SandboxRequest,
+    settings: EngineSettings | None = None,
+    *,
+    run_id: str | None = None,
+    policy_for: PolicyFactory = make_policy,
+) -> SandboxRun:
+    """Run one check. Raises InputRefused for an unusable image; BLOCKED comes back as a result.
+
+    ``settings`` (the engine's nonce, grace periods and kill client), ``run_id`` (which names
+    the container) and ``policy_for`` (request, image PATH, run id -> policy) default to the
+    shipped ones; tests pass their own.
+    """
     from verify_pr.sandbox.docker_api import docker_api
     from verify_pr.sandbox.engine import run_container
     from verify_pr.sandbox.image_check import image_path_env
@@ -103,8 +119,8 @@ def run_sandbox(request: SandboxRequest) -> SandboxRun:
             reap_orphans(api)  # containers of runners that died (SIGKILL) before cleaning up
             image = api.inspect_image(request.image)
             path_env = image_path_env(image.get("Config") or {})
-            policy = make_policy(request, path_env, new_run_id())
-            engine_run = run_container(api, policy)
+            policy = policy_for(request, path_env, run_id or new_run_id())
+            engine_run = run_container(api, policy, settings)
     except SandboxBlocked as exc:
         return blocked_result(request, exc)
     from verify_pr.models.sandbox import SandboxResult

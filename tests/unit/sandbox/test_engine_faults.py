@@ -1,19 +1,26 @@
-"""Engine fault paths with a small fake at the API seam (the real daemon proves the rest)."""
+"""Engine paths with a small fake at the container-API seam (the real daemon proves the rest)."""
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import socket
+import struct
 from typing import Any
 
 import pytest
 
 from verify_pr.errors import SandboxBlocked
 from verify_pr.sandbox import engine
-from verify_pr.sandbox.docker_api import _blocked_from
+from verify_pr.sandbox.container_api import AttachStream, ContainerApi, KillApi
+from verify_pr.sandbox.engine import EngineSettings
 from verify_pr.sandbox.policy import SandboxPolicy
 
 POLICY = SandboxPolicy(
     image="img", repo="/r", command="true", timeout_s=5, max_output=10, name="verify-pr-x"
 )
+ZERO_TIMEOUT = dataclasses.replace(POLICY, timeout_s=0)
+NONCE = "0123456789abcdef" * 2
 
 
 def good_inspect() -> dict[str, Any]:
@@ -34,26 +41,115 @@ def good_inspect() -> dict[str, Any]:
     }
 
 
+class FakeStream:
+    """One end of a socket pair; the test holds the other end as the container's side."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+
+    @property
+    def raw(self) -> socket.socket:
+        return self._sock
+
+    def close(self) -> None:
+        self._sock.close()
+
+
 class FakeApi:
-    def __init__(self, warnings: list[str], info: dict[str, Any]) -> None:
+    """A ContainerApi whose container writes ``stdout`` at start and then ends (EOF), unless
+    ``hang`` is set: then only a kill ends it, as the daemon would."""
+
+    def __init__(
+        self, warnings: list[str], info: dict[str, Any], stdout: bytes = b"", hang: bool = False
+    ) -> None:
         self.warnings = warnings
-        self.info = info
+        self.info = {**info, "State": {"OOMKilled": False}}
+        self.stdout = stdout
+        self.hang = hang
         self.removed: list[str] = []
+        self.calls: list[str] = []
+        self.stdin = b""
+        self.container_side: socket.socket | None = None
 
     def create(self, kwargs: dict[str, Any]) -> tuple[str, list[str]]:
+        self.calls.append("create")
         return "c" * 64, self.warnings
 
     def inspect(self, container_id: str) -> dict[str, Any]:
+        self.calls.append("inspect")
         return self.info
 
+    def attach(self, container_id: str) -> AttachStream:
+        self.calls.append("attach")
+        host_side, self.container_side = socket.socketpair()
+        return FakeStream(host_side)
+
+    def start(self, container_id: str) -> None:
+        self.calls.append("start")
+        assert self.container_side is not None
+        self.container_side.sendall(struct.pack(">BxxxL", 1, len(self.stdout)) + self.stdout)
+        if not self.hang:
+            self.end()
+
+    def end(self) -> None:
+        assert self.container_side is not None
+        self.container_side.shutdown(socket.SHUT_WR)
+
+    def wait(self, container_id: str, timeout_s: int) -> int:
+        self.calls.append(f"wait {timeout_s}")
+        return 137 if self.hang else 0
+
     def remove(self, container_id: str) -> None:
+        self.calls.append("remove")
         self.removed.append(container_id)
+        if self.container_side is not None:  # keep what the container was sent on stdin
+            self.container_side.setblocking(False)
+            with contextlib.suppress(BlockingIOError):
+                self.stdin = self.container_side.recv(1024)
+            self.container_side.close()
+
+
+class FakeKiller:
+    def __init__(self, api: FakeApi) -> None:
+        self.api = api
+        self.killed: list[str] = []
+        self.closed = False
+
+    def kill(self, container_id: str) -> None:
+        self.killed.append(container_id)
+        self.api.end()
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class RecordingKiller:
+    def __init__(self) -> None:
+        self.killed: list[str] = []
+
+    def kill(self, container_id: str) -> None:
+        self.killed.append(container_id)
+
+    def close(self) -> None:
+        pass
+
+
+def settings(killer: KillApi | None = None, **over: Any) -> EngineSettings:
+    def kill_client() -> KillApi:
+        assert killer is not None, "the watchdog fired in a test that gave it no client"
+        return killer
+
+    return EngineSettings(new_nonce=lambda: NONCE, kill_client=kill_client, **over)
+
+
+def run(api: ContainerApi, policy: SandboxPolicy = POLICY, **over: Any) -> engine.EngineRun:
+    return engine.run_container(api, policy, settings(**over))
 
 
 def test_create_warning_is_blocked_and_container_removed() -> None:
     api = FakeApi(["Your kernel does not support swap limit capabilities"], good_inspect())
     with pytest.raises(SandboxBlocked, match="dropped a control"):
-        engine.run_container(api, POLICY)  # type: ignore[arg-type]
+        run(api)
     assert api.removed == ["c" * 64]
 
 
@@ -73,7 +169,7 @@ def test_missing_control_on_the_created_container_is_blocked(key: str, value: ob
     info["HostConfig"][key] = value
     api = FakeApi([], info)
     with pytest.raises(SandboxBlocked, match="lacks controls"):
-        engine.run_container(api, POLICY)  # type: ignore[arg-type]
+        run(api)
     assert api.removed == ["c" * 64]
 
 
@@ -81,26 +177,34 @@ def test_extra_mount_is_blocked() -> None:
     info = good_inspect()
     info["Mounts"].append({"Destination": "/var/run/docker.sock"})
     with pytest.raises(SandboxBlocked, match="Mounts"):
-        engine.run_container(FakeApi([], info), POLICY)  # type: ignore[arg-type]
+        run(FakeApi([], info))
 
 
-@pytest.mark.parametrize(
-    ("message", "expected"),
-    [
-        ("write /var/lib/docker: no space left on device", "out of resources"),
-        ("fork/exec: cannot allocate memory", "out of resources"),
-        ("too many open files", "out of resources"),
-        ("('Connection aborted.', FileNotFoundError(2))", "unreachable"),
-        ("something else broke", "failed while"),
-    ],
-)
-def test_daemon_errors_map_to_blocked_details(message: str, expected: str) -> None:
-    blocked = _blocked_from(RuntimeError(message), "creating the container")
-    assert expected in blocked.diagnostics()
+def test_the_injected_nonce_is_the_first_thing_the_container_reads() -> None:
+    api = FakeApi([], good_inspect(), stdout=b"hello\n")
+    seen = run(api, daemon_grace_s=7)
+    assert api.stdin == NONCE.encode() + b"\n"
+    assert seen.nonce == NONCE and seen.capture.nonce == NONCE
+    assert bytes(seen.capture.head) == b"hello\n" and seen.docker_exit == 0
+    assert not seen.watchdog_fired and seen.watchdog_after_s == POLICY.timeout_s + 15
+    # The daemon grace bounds the wait; the container is removed after its last inspect.
+    assert api.calls == ["create", "inspect", "attach", "start", "wait 7", "inspect", "remove"]
 
 
-def test_image_not_found_says_never_pulled() -> None:
-    import docker.errors
+def test_watchdog_kills_with_the_injected_client_after_the_injected_grace() -> None:
+    # A timeout and grace of 0 arm the watchdog at once; the container ends only when killed.
+    api = FakeApi([], good_inspect(), hang=True)
+    killer = FakeKiller(api)
+    seen = run(api, ZERO_TIMEOUT, killer=killer, watchdog_grace_s=0, daemon_grace_s=600)
+    assert seen.watchdog_fired and seen.watchdog_after_s == 0
+    assert killer.killed == ["c" * 64] and killer.closed
+    assert seen.docker_exit == 137 and api.removed == ["c" * 64]
 
-    blocked = _blocked_from(docker.errors.ImageNotFound("no such image"), "inspecting")
-    assert "never pulls" in blocked.diagnostics()
+
+def test_a_silent_daemon_is_blocked_after_the_daemon_grace() -> None:
+    # All graces 0: the host gives up at the first look, and still removes the container.
+    api = FakeApi([], good_inspect(), hang=True)
+    recorder = RecordingKiller()  # the watchdog, armed at 0 s too, may or may not fire first
+    with pytest.raises(SandboxBlocked, match="stopped answering"):
+        run(api, ZERO_TIMEOUT, killer=recorder, watchdog_grace_s=0, daemon_grace_s=0)
+    assert api.removed == ["c" * 64]

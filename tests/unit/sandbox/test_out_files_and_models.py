@@ -13,6 +13,7 @@ from verify_pr.models import schemas
 from verify_pr.models.sandbox import RunStatus, SandboxResult
 from verify_pr.sandbox.image_check import image_path_env
 from verify_pr.sandbox.out_files import write_out
+from verify_pr.sandbox.spool import ReportSpool
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -30,17 +31,24 @@ def result(**over: object) -> SandboxResult:
     return SandboxResult.model_validate(data)
 
 
+def spool(data: bytes) -> ReportSpool:
+    report = ReportSpool()
+    report.write(data)
+    return report
+
+
 def test_write_out_files_and_no_temp_left(tmp_path: Path) -> None:
     out = tmp_path / "o"
-    write_out(out, result(), b"\x00\xffbytes", b"<r/>")
+    write_out(out, result(), b"\x00\xffbytes", spool(b"<r/>"))
     assert sorted(p.name for p in out.iterdir()) == ["output.txt", "report.txt", "result.json"]
     assert (out / "output.txt").read_bytes() == b"\x00\xffbytes"
+    assert (out / "report.txt").read_bytes() == b"<r/>"
     assert json.loads((out / "result.json").read_text())["status"] == "COMPLETED"
 
 
 def test_stale_report_removed_when_none_returned(tmp_path: Path) -> None:
     out = tmp_path / "o"
-    write_out(out, result(), b"", b"old")
+    write_out(out, result(), b"", spool(b"old"))
     write_out(out, result(), b"", None)
     assert not (out / "report.txt").exists()
 

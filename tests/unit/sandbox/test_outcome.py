@@ -24,7 +24,7 @@ def run(
     cap = StreamCapture(head_limit=100, nonce=NONCE)
     cap.add_stdout(stdout)
     cap.add_stderr(stderr)
-    return EngineRun(cap, NONCE, docker_exit, oom, fired, elapsed)
+    return EngineRun(cap, NONCE, docker_exit, oom, fired, elapsed, watchdog_after_s=25)
 
 
 def tr(kind: str, code: str, state: str = "none", report: bytes = b"") -> bytes:
@@ -72,7 +72,7 @@ def test_timeout_needs_kill_code_and_the_time_spent(rc: int) -> None:
 def test_watchdog_is_timeout_without_exit_code() -> None:
     o = classify(run(b"", 137, fired=True, elapsed=30), 10, 100, False)
     assert (o.status, o.exit_code) == (RunStatus.TIMEOUT, None)
-    assert "watchdog" in o.detail
+    assert "watchdog killed the container 25 s after start" in o.detail
 
 
 def test_oom_is_reported() -> None:

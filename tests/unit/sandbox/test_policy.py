@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
+import dataclasses
+from importlib import resources
+
 from verify_pr.sandbox.policy import TMPFS, SandboxPolicy
 
+BASE = SandboxPolicy(
+    image="img:1",
+    repo="/src/repo",
+    command="pytest -q",
+    timeout_s=30,
+    max_output=1000,
+    name="verify-pr-abc",
+    report_path="/work/r.xml",
+    labels={"io.verify-pr.run": "abc"},
+)
 
-def policy(**over: object) -> SandboxPolicy:
-    fields: dict[str, object] = {
-        "image": "img:1",
-        "repo": "/src/repo",
-        "command": "pytest -q",
-        "timeout_s": 30,
-        "max_output": 1000,
-        "name": "verify-pr-abc",
-        "report_path": "/work/r.xml",
-        "labels": {"io.verify-pr.run": "abc"},
-    }
-    fields.update(over)
-    return SandboxPolicy(**fields)  # type: ignore[arg-type]
+
+def policy(report_path: str | None = "/work/r.xml") -> SandboxPolicy:
+    return dataclasses.replace(BASE, report_path=report_path)
 
 
 def _pairs(argv: list[str]) -> dict[str, list[str]]:
@@ -99,3 +102,12 @@ def test_tmpfs_and_shm_fit_under_the_memory_limit() -> None:
         _mib(o.split("=")[1]) for v in TMPFS.values() for o in v.split(",") if o.startswith("size=")
     ]
     assert sum(sizes) + _mib(p.shm_size) < _mib(p.memory)
+
+
+def test_the_policy_runs_the_shipped_scripts() -> None:
+    shipped = resources.files("verify_pr.sandbox")
+    argv = policy().argv
+    assert argv[:2] == ["/bin/sh", "-c"] and argv[3] == "verify-pr-boot"
+    assert argv[2] == shipped.joinpath("boot.sh").read_text(encoding="utf-8")
+    assert argv[4] == shipped.joinpath("wrapper.sh").read_text(encoding="utf-8")
+    assert argv[5:] == ["pytest -q", "30", "1001", "/work/r.xml"]

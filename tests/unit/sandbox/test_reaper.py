@@ -8,7 +8,8 @@ from verify_pr.sandbox.reaper import orphan_of, pid_alive, reap_orphans
 
 class FakeApi:
     def __init__(self, owned: list[tuple[str, str]], fail_list: bool = False) -> None:
-        self.owned, self.fail_list, self.removed = owned, fail_list, []
+        self.owned, self.fail_list = owned, fail_list
+        self.removed: list[str] = []
 
     def list_owned(self) -> list[tuple[str, str]]:
         if self.fail_list:
