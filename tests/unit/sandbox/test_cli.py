@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.sandbox_helpers import make_repo
+from verify_pr.contract import TIMEOUT_RANGE
 from verify_pr.errors import InputRefused
 from verify_pr.sandbox import cli
 
@@ -74,7 +75,7 @@ def test_repeated_flag_is_refused(
     ("text", "expected"), [("1", 1), ("010", 10), ("0600", 600), ("3600", 3600)]
 )
 def test_numbers_are_base_10(text: str, expected: int) -> None:
-    assert cli.parse_number("--timeout", text, 600, cli.TIMEOUT_RANGE) == expected
+    assert cli.parse_number("--timeout", text, 600, TIMEOUT_RANGE) == expected
 
 
 @pytest.mark.parametrize(
@@ -82,7 +83,7 @@ def test_numbers_are_base_10(text: str, expected: int) -> None:
 )
 def test_bad_numbers_are_refused(text: str) -> None:
     with pytest.raises(InputRefused):
-        cli.parse_number("--timeout", text, 600, cli.TIMEOUT_RANGE)
+        cli.parse_number("--timeout", text, 600, TIMEOUT_RANGE)
 
 
 def test_max_output_bounds() -> None:
