@@ -82,18 +82,6 @@ class JunitDialect(StrEnum):
     GENERIC = "generic"
 
 
-@dataclass(frozen=True)
-class JunitCaps:
-    max_bytes: int | None = None  # None: the module default from _common
-    max_elements: int | None = None  # None: follows the report's size (elements_cap)
-    max_depth: int = MAX_DEPTH
-    max_attribute_chars: int = MAX_ATTRIBUTE_CHARS
-    max_testcases: int = MAX_TESTCASES
-
-
-DEFAULT_CAPS = JunitCaps()
-
-
 def elements_cap(size: int) -> int:
     """The element cap that follows a report's size in bytes."""
     return max(MIN_ELEMENTS, size // BYTES_PER_ELEMENT)
@@ -104,14 +92,11 @@ def parse_junit(
     *,
     dialect: JunitDialect = JunitDialect.GENERIC,
     tree_root: str = DEFAULT_TREE_ROOT,
-    caps: JunitCaps = DEFAULT_CAPS,
 ) -> TestReport:
     """Parse one JUnit XML report (bytes, or a file streamed in chunks); ReportError on
     anything we cannot vouch for."""
     with open_report(data, "JUnit report") as (stream, size):
-        if caps.max_bytes is not None and size > caps.max_bytes:
-            raise ReportError(f"JUnit report: {size} bytes, over the {caps.max_bytes} cap")
-        reader = _Reader(dialect, tree_root, caps, size)
+        reader = _Reader(dialect, tree_root, size)
         for event, el in _events(stream):
             if event == "start":
                 reader.start(el)
@@ -144,7 +129,6 @@ class _Reader:
 
     dialect: JunitDialect
     tree_root: str
-    caps: JunitCaps
     size: int
     root_name: str | None = None
     open: list[Element] = field(default_factory=list)
@@ -162,7 +146,6 @@ class _Reader:
     testcases: int = 0
 
     def start(self, el: Element) -> None:
-        caps = self.caps
         if not self.open:
             if self.root_name is not None:  # pragma: no cover - expat refuses a second root
                 raise ReportError("JUnit report: more than one root element")
@@ -173,12 +156,12 @@ class _Reader:
                 )
             self.root_name = el.get("name", "")
         self.elements += 1
-        limit = caps.max_elements if caps.max_elements is not None else elements_cap(self.size)
+        limit = elements_cap(self.size)
         if self.elements > limit:
             raise ReportError(f"JUnit report: more than {limit} elements")
-        if len(self.open) >= caps.max_depth:
-            raise ReportError(f"JUnit report: nesting deeper than {caps.max_depth}")
-        _check_attributes(el, caps)
+        if len(self.open) >= MAX_DEPTH:
+            raise ReportError(f"JUnit report: nesting deeper than {MAX_DEPTH}")
+        _check_attributes(el)
         in_case = any(o.tag == "testcase" for o in self.open)
         if in_case:
             self.case_elements += 1
@@ -192,8 +175,8 @@ class _Reader:
             self._place_testcase()
             self.testcases += 1
             self.case_elements = 0
-            if self.testcases > caps.max_testcases:
-                raise ReportError(f"JUnit report: more than {caps.max_testcases} testcases")
+            if self.testcases > MAX_TESTCASES:
+                raise ReportError(f"JUnit report: more than {MAX_TESTCASES} testcases")
         if el.tag in ROOTS:
             _check_suite_counts(el)
             if _has_counts(el.attrib):
@@ -240,16 +223,16 @@ class _Reader:
         )
 
 
-def _check_attributes(el: Element, caps: JunitCaps) -> None:
+def _check_attributes(el: Element) -> None:
     if len(el.attrib) > MAX_ATTRIBUTES:
         raise ReportError(
             f"JUnit report: <{str(el.tag)[:80]}> has over {MAX_ATTRIBUTES} attributes"
         )
     for key, value in el.attrib.items():
-        if len(value) > caps.max_attribute_chars:
+        if len(value) > MAX_ATTRIBUTE_CHARS:
             raise ReportError(
                 f"JUnit report: attribute {key[:80]!r} is {len(value)} characters, "
-                f"over the {caps.max_attribute_chars} cap"
+                f"over the {MAX_ATTRIBUTE_CHARS} cap"
             )
 
 
