@@ -47,13 +47,7 @@ from verify_pr.github.settings import (
     VerifySettings,
     read_input,
 )
-from verify_pr.markdown import (
-    escape_inline,
-    fit_markdown,
-    inline_code,
-    table,
-    transition_counts_table,
-)
+from verify_pr.markdown import fit_markdown
 from verify_pr.models.compare import (
     COMPARE_RESULT_FILE,
     COMPARE_SIDES,
@@ -64,9 +58,10 @@ from verify_pr.models.compare import (
     Transition,
     side_file,
 )
-from verify_pr.models.report import TestStatus, Totals
+from verify_pr.models.report import Totals
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.verdict import Verdict, VerdictFile
+from verify_pr.render.job_summary import compare_job_summary, run_job_summary
 
 # The verifier runs in a child interpreter, isolated (-I) like every host-side Python of the
 # action: the working directory may hold the PR's files, and `-m` would import them first.
@@ -78,7 +73,6 @@ LOG_OUTPUT_MAX_BYTES = 1 << 20
 # a job's outputs share 1 MiB on GitHub: the output lists the first ids, the artifact all
 MAX_FAIL_TO_PASS_OUTPUT = 200
 COUNT_OUTPUTS = ("total", "passed", "failed", "errors", "skipped")
-SUMMARY_MAX_FAILING = 50
 COMPARE_EXIT_VERDICTS = {
     0: CompareVerdict.VERIFIED,
     3: CompareVerdict.BLOCKED,
@@ -170,96 +164,6 @@ def verifier_argv(settings: VerifySettings, out: Path) -> list[str]:
     return verifier + _shared_flags(settings, out)
 
 
-def render_summary(verdict: VerdictFile) -> str:
-    """The job summary: verdict, counts, failing tests; every PR string escaped."""
-    meaning = {
-        Verdict.PASS: "the suite ran in the sandbox and its report shows no failure",
-        Verdict.FAIL: "the report shows failing tests",
-        Verdict.NOT_PROVEN: "the run does not support a verdict either way",
-        Verdict.BLOCKED: "the sandbox could not run; this says nothing about the PR",
-    }[verdict.verdict]
-    lines = [
-        f"## verify-pr: {verdict.verdict.value.replace('_', ' ')}",
-        "",
-        f"{meaning}.",
-        "",
-        f"Runner: {escape_inline(verdict.runner)} "
-        f"{escape_inline(verdict.runner_version or '')}".rstrip(),
-        f"Sandbox status: {verdict.sandbox.status.value}",
-        "",
-    ]
-    if verdict.totals is not None:
-        t = verdict.totals
-        lines.append(
-            table(
-                ("total", "passed", "failed", "errors", "skipped"),
-                [(str(t.total), str(t.passed), str(t.failed), str(t.error), str(t.skipped))],
-            )
-        )
-    if verdict.reasons:
-        lines += ["### Reasons", ""] + [f"- {escape_inline(r)}" for r in verdict.reasons] + [""]
-    failing = [c for c in verdict.testcases if c.status in (TestStatus.FAILED, TestStatus.ERROR)]
-    if failing:
-        rows = [
-            (c.name, c.file or "", str(c.line or ""), (c.message or "")[:300])
-            for c in failing[:SUMMARY_MAX_FAILING]
-        ]
-        lines += ["### Failing tests", "", table(("test", "file", "line", "message"), rows)]
-        if len(failing) > SUMMARY_MAX_FAILING:
-            lines.append(f"… and {len(failing) - SUMMARY_MAX_FAILING} more.")
-    return "\n".join(lines) + "\n"
-
-
-COMPARE_MEANING = {
-    CompareVerdict.VERIFIED: (
-        "a test fails on base's code with the PR's tests and passes on the PR's code (head "
-        "merged into base), each re-run alone; none regressed, none was removed, skipped or "
-        "marked expected to fail, and every run completed with a clean report. The PR's code "
-        "still ran inside its own test process: a PR that forges its own results is not caught"
-    ),
-    CompareVerdict.NOT_PROVEN: "base against head does not show that the PR works",
-    CompareVerdict.BLOCKED: "a sandbox could not run; this says nothing about the PR",
-}
-SUMMARY_FLIPS = (Transition.FAIL_TO_PASS, Transition.PASS_TO_FAIL, Transition.REMOVED)
-
-
-def render_compare_summary(result: CompareResult) -> str:
-    """The job summary of mode compare: verdict, the proof first, what was compared, counts,
-    flipped tests; PR strings escaped."""
-    from verify_pr.compare_markdown import compared_line, proof_lines
-
-    c = result.counts
-    lines = [
-        f"## verify-pr compare: {result.verdict.value.replace('_', ' ')}",
-        "",
-        f"{COMPARE_MEANING[result.verdict]}.",
-        "",
-        *proof_lines(result),
-        compared_line(result),
-        "",
-        f"Base {inline_code(result.base_sha[:12])} ({result.base.verdict.value}, sandbox "
-        f"{result.base.sandbox.status.value}) against head {inline_code(result.head_sha[:12])} "
-        f"({result.head.verdict.value}, sandbox {result.head.sandbox.status.value})"
-        + ("; strict harness" if result.strict_harness else ""),
-        "",
-        transition_counts_table(c),
-    ]
-    if result.reasons:
-        lines += ["### Reasons", ""] + [f"- {escape_inline(r)}" for r in result.reasons] + [""]
-    for kind in SUMMARY_FLIPS:
-        ids = [t.id for t in result.transitions if t.transition is kind]
-        if ids:
-            lines += [f"### {kind.value} ({len(ids)})", ""]
-            lines.append(table(("test",), [(i[:300],) for i in ids[:SUMMARY_MAX_FAILING]]))
-            if len(ids) > SUMMARY_MAX_FAILING:
-                lines.append(f"… and {len(ids) - SUMMARY_MAX_FAILING} more.")
-    if result.harness_files_changed:
-        files = result.harness_files_changed
-        lines += [f"### Harness files changed by the PR ({len(files)})", ""]
-        lines.append(table(("file",), [(f[:300],) for f in files[:SUMMARY_MAX_FAILING]]))
-    return "\n".join(lines) + "\n"
-
-
 def _print_untrusted(io: ActionsIO, title: str, data: bytes) -> None:
     text = data[:LOG_OUTPUT_MAX_BYTES].decode("utf-8", "replace")
     io.stream.write(f"verify-pr: {title} (untrusted; workflow commands are off):\n")
@@ -315,7 +219,7 @@ def _run_once(
     output = out / "output.txt"
     if output.is_file():
         _print_untrusted(io, "the check's output", output.read_bytes())
-    io.append_summary(fit_markdown(render_summary(verdict), 1 << 19)[0])
+    io.append_summary(fit_markdown(run_job_summary(verdict), 1 << 19)[0])
     io.set_output("verdict", verdict.verdict.value)
     io.set_output("status", verdict.sandbox.status.value)
     set_count_outputs(io, verdict.totals)
@@ -425,7 +329,7 @@ def _run_compare(
             _print_untrusted(io, f"the {side} run's output", output.read_bytes())
     upload = Path(settings.runner_temp) / f"verify-pr-upload-{token}"
     flatten_compare(out, upload)
-    io.append_summary(fit_markdown(render_compare_summary(result), 1 << 19)[0])
+    io.append_summary(fit_markdown(compare_job_summary(result), 1 << 19)[0])
     io.set_output("verdict", result.verdict.value)
     io.set_output("status", compare_status(result))
     set_count_outputs(io, result.head.totals)

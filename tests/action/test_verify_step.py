@@ -23,6 +23,7 @@ from verify_pr.models.compare import (
 )
 from verify_pr.models.report import TestCase, TestStatus
 from verify_pr.models.verdict import Verdict
+from verify_pr.render.job_summary import run_job_summary
 
 
 @pytest.fixture
@@ -266,7 +267,7 @@ def test_summary_escapes_pr_strings() -> None:
         status=TestStatus.FAILED,
         message="@admin <script>",
     )
-    text = action.render_summary(verdict_file(Verdict.FAIL, (case,)))
+    text = run_job_summary(verdict_file(Verdict.FAIL, (case,)))
     assert "verify-pr: FAIL" in text
     assert "@octocat" not in text and "@admin" not in text and "<script>" not in text
     assert "(https://evil" not in text

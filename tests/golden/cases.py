@@ -15,8 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from verify_pr.action import render_compare_summary as compare_job_summary
-from verify_pr.action import render_summary as run_job_summary
 from verify_pr.models.compare import CompareMethod, CompareResult, CompareVerdict, Proof
 from verify_pr.models.report import TestCase, TestStatus, Totals
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
@@ -27,8 +25,9 @@ from verify_pr.publish.conclusion import conclusion_for
 from verify_pr.publish.intake import Intake
 from verify_pr.publish.summary import render as render_check
 from verify_pr.publish.trust import Trust
-from verify_pr.verify.cli import summary as run_summary
-from verify_pr.verify.compare_summary import summary_markdown as compare_summary_markdown
+from verify_pr.render.job_summary import compare_job_summary, run_job_summary
+from verify_pr.render.terminal import run_summary
+from verify_pr.verify.compare_summary import summary_markdown
 
 GOLDEN = Path(__file__).resolve().parent
 BASE_SHA = "6dcb09b5b57875f334f61aebed695e2e4193db5e"
@@ -233,7 +232,7 @@ def outputs(
             Intake(verdict=v, output="1 failed\n\x1b[31mred\x1b[0m ```\n"), Trust()
         )
     for name, r in compares.items():
-        found[f"compare-summary-{name}.md"] = lambda r=r: compare_summary_markdown(r) + "\n"
+        found[f"compare-summary-{name}.md"] = lambda r=r: summary_markdown(r) + "\n"
         found[f"job-compare-{name}.md"] = lambda r=r: compare_job_summary(r)
         found[f"check-compare-{name}.md"] = lambda r=r: _check(
             Intake(compare=r, output="head output\n"), Trust()
