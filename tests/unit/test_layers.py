@@ -11,7 +11,7 @@ cannot see unless the function runs), is read from the syntax tree.
 | sandbox                  | runners, reports, verify, git, action, publish, github |
 | reports, runners         | verify, action, publish, github                        |
 | verify                   | action, publish, github                                |
-| shared: models, markdown, compare_markdown, render, errors, exit_codes, utf8 | everything above, docker |
+| shared: models, markdown, render, errors, exit_codes, utf8 | everything above, docker |
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "verify": ("action", "publish", "github"),
     "models": (*PR_SIDE, "publish", "github", "docker"),
     "markdown": (*PR_SIDE, "publish", "github", "docker"),
-    "compare_markdown": (*PR_SIDE, "publish", "github", "docker"),
     "render": (*PR_SIDE, "publish", "github", "docker"),
     "errors": (*PR_SIDE, "publish", "github", "docker"),
     "exit_codes": (*PR_SIDE, "publish", "github", "docker"),

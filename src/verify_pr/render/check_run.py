@@ -6,10 +6,10 @@ the artifact is escaped here.
 
 from __future__ import annotations
 
-from verify_pr.compare_markdown import compared_line, proof_lines
-from verify_pr.markdown import fenced_block, inline_code, transition_counts_table
+from verify_pr.markdown import fenced_block, inline_code
 from verify_pr.models.compare import CompareResult
 from verify_pr.models.verdict import VerdictFile
+from verify_pr.render.compared import compared_line, proof_lines
 from verify_pr.render.parts import (
     bullets,
     failing,
@@ -17,6 +17,7 @@ from verify_pr.render.parts import (
     flip_sections,
     harness_section,
     totals_table,
+    transition_counts_table,
 )
 from verify_pr.render.verdicts import compare_check_meaning, label, run_check_meaning
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from verify_pr.compare_markdown import SUMMARY_MAX_ROWS, compared_line, proof_lines
-from verify_pr.markdown import escape_inline, inline_code, transition_counts_table
+from verify_pr.markdown import escape_inline, inline_code
 from verify_pr.models.compare import CompareResult, CompareVerdict
-from verify_pr.render.parts import ID_CHARS, bullets
+from verify_pr.render.compared import SUMMARY_MAX_ROWS, compared_line, proof_lines
+from verify_pr.render.parts import ID_CHARS, bullets, transition_counts_table
 from verify_pr.render.verdicts import compare_title
 
 Listed = Sequence[tuple[str, Sequence[str]]]

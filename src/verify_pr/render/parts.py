@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from verify_pr.markdown import escape_inline, table
-from verify_pr.models.compare import CompareResult, Transition
+from verify_pr.models.compare import CompareResult, Transition, TransitionCounts
 from verify_pr.models.report import TestCase, TestStatus, Totals
 from verify_pr.models.verdict import VerdictFile
 
@@ -65,3 +65,20 @@ def harness_section(result: CompareResult) -> list[str]:
         "",
         table(("file",), [(f[:ID_CHARS],) for f in files[:MAX_FLIP_ROWS]]),
     ]
+
+
+def transition_counts_table(c: TransitionCounts) -> str:
+    """The comparison's counts, one row."""
+    counts = (
+        c.fail_to_pass,
+        c.pass_to_fail,
+        c.pass_to_pass,
+        c.fail_to_fail,
+        c.added,
+        c.removed,
+        c.skipped,
+    )
+    return table(
+        ("FAIL→PASS", "PASS→FAIL", "PASS→PASS", "FAIL→FAIL", "added", "removed", "skipped"),
+        [tuple(str(n) for n in counts)],
+    )
