@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from verify_pr.models.compare import CompareResult
 from verify_pr.render.compare_summary import Listed, compare_summary_markdown
-from verify_pr.verify.compare import findings, statuses
+from verify_pr.verify.compare import findings
+from verify_pr.verify.testcases import statuses
 
 
 def listed(result: CompareResult) -> Listed:
