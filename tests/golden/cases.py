@@ -186,7 +186,11 @@ def compare_results() -> dict[str, CompareResult]:
             HOSTILE,
         ),
         method=CompareMethod.HEAD,
-        harness_files_changed=("conftest.py", "a|b<script>.pth"),
+        harness_files_changed=(
+            "conftest.py",
+            "a|b<script>.pth",
+            *(f"pkg{i:02}/conftest.py" for i in range(10)),
+        ),
         proofs=(proof,),
         test_changed=(own_changed.id,),
         flaky=(fix.id,),
