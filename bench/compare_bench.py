@@ -1,28 +1,33 @@
 """Benchmark 6: ``verify-pr compare`` of a real fix against one bare ``docker run`` of the same
 suite, as a median ratio over alternating pairs in one run.
 
-    python -m bench.compare_bench [--pairs 3]
+    python -m bench.compare_bench [--pairs 3] [--rows C1,C2]
 
-The fix is parse 1.20.1 -> 1.20.2 (two real releases made into a two-commit repo, as the
-history corpus does). The compare runs three sandboxes (before, head, base's own, in parallel
-when the machine has the cores) and re-runs each FAIL_TO_PASS test alone per side. Not a test:
-the figures go in the README's table with the machine they ran on.
+Each row is a pair of the history corpus (tests/corpus/manifest.json, pinned by sha256): parse
+1.20.1 -> 1.20.2 (pytest) and jest-when 3.5.1 -> 3.5.2 (jest), two real releases made into a
+two-commit repo, as the history test does. The compare runs three sandboxes (before, head,
+base's own, in parallel when the machine has the cores) and re-runs each FAIL_TO_PASS test
+alone per side. Not a test: the figures go in the README's table with the machine they ran on.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from bench.sandbox_bench import PYTHON, bare, pairs
 
-ROOT = Path(__file__).resolve().parents[1]
-RELEASES = ("parse==1.20.1", "parse==1.20.2")
+NODE = "verify-pr-node:local"
+MANIFEST = Path(__file__).resolve().parents[1] / "tests" / "corpus" / "manifest.json"
+
 _GIT_ENV = {
     "PATH": "/usr/bin:/bin",
     "HOME": "/nonexistent",
@@ -42,16 +47,35 @@ def _git(repo: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
-def history_repo(root: Path) -> tuple[Path, str, str, Path]:
+def _fetch(spec: dict[str, str], dl: Path) -> Path:
+    """A release from the history corpus's pins (PyPI sdist or npm tarball), hash-checked."""
+    archive = dl / spec["file"]
+    if not archive.exists():
+        if spec["file"].endswith(".tgz"):
+            npm = ["npm", "pack", "--ignore-scripts", "--pack-destination", str(dl)]
+            subprocess.run(
+                [*npm, f"{spec['name']}@{spec['version']}"], check=True, capture_output=True
+            )
+        else:
+            pip = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary"]
+            subprocess.run([*pip, ":all:", "-d", str(dl), f"{spec['name']}=={spec['version']}"])
+    digest = hashlib.sha256(archive.read_bytes()).hexdigest()
+    if digest != spec["sha256"]:
+        raise SystemExit(f"{archive.name}: sha256 {digest} is not the pinned {spec['sha256']}")
+    return archive
+
+
+def history_repo(root: Path, entry: dict[str, Any]) -> tuple[Path, str, str, Path]:
     """A two-commit repo (base release, head release) and head's unpacked tree."""
     dl = root / "dl"
+    dl.mkdir(parents=True, exist_ok=True)
     trees = []
-    for spec in RELEASES:
-        pip = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary"]
-        subprocess.run([*pip, ":all:", "-d", str(dl), spec], check=True)
-        name = spec.replace("==", "-")
-        subprocess.run(["tar", "-xzf", str(dl / f"{name}.tar.gz"), "-C", str(root)], check=True)
-        trees.append(root / name)
+    for side in ("base", "head"):
+        dest = root / side
+        dest.mkdir()
+        subprocess.run(["tar", "-xzf", str(_fetch(entry[side], dl)), "-C", str(dest)], check=True)
+        (tree,) = [p for p in dest.iterdir() if p.is_dir()]
+        trees.append(tree)
     repo = root / "repo"
     repo.mkdir()
     _git(repo, "init", "-q", "-b", "main")
@@ -77,31 +101,53 @@ def timed(cmd: list[str]) -> float:
     return elapsed
 
 
+# (row, history entry, image, bare command of head's suite, compare options)
+ROWS = (
+    ("C1", "parse-1.20.2", PYTHON, "python3 -m pytest -q -p no:cacheprovider", ()),
+    ("C2", "jest-when-3.5.2", NODE, "jest --ci", ("--strict-harness",)),
+)
+
+
+def measure(
+    row: str, entry: dict[str, Any], image: str, suite: str, options: tuple[str, ...], n: int
+) -> list[str]:
+    """The row's two lines: compare with the default re-runs, and without them."""
+    root = Path(tempfile.mkdtemp(prefix="vpr-bench-compare-"))
+    repo, base, head, head_tree = history_repo(root, entry)
+    cli = [sys.executable, "-m", "verify_pr.verify.cli", "compare", "--git", str(repo)]
+    cli += ["--base", base, "--head", head, "--image", image, "--runner", entry["runner"]]
+    bare_cmd = bare(head_tree, image, f"cp -R /repo/. /work/ && cd /work && {suite}")
+    name = f"{entry['base']['name']} {entry['base']['version']} -> {entry['head']['version']}"
+    fixes = len(entry["fail_to_pass"])
+    lines = []
+    for label, extra in (
+        (f"{row} compare {name} (default: {fixes} FAIL_TO_PASS re-run 3x per side)", ()),
+        (f"{row}b the same with `--flake-runs 0` (the runs only)", ("--flake-runs", "0")),
+    ):
+        cmd = [*cli, *options, *extra]
+        x, y, ratio = pairs(
+            n,
+            lambda c=cmd: timed([*c, "--out", tempfile.mkdtemp(prefix="vpr-bench-out-")]),
+            lambda: timed(bare_cmd),
+        )
+        lines.append(
+            f"| {label} vs one bare docker run | {x:.2f} s | {y:.2f} s | {ratio:.2f} | <= 1.3 |"
+        )
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pairs", type=int, default=3)
+    parser.add_argument("--rows", default="C1,C2", help="comma-separated: C1 (parse), C2 (jest)")
     args = parser.parse_args()
-    root = Path(tempfile.mkdtemp(prefix="vpr-bench-compare-"))
-    repo, base, head, head_tree = history_repo(root)
-    suite = "cp -R /repo/. /work/ && python3 -m pytest -q -p no:cacheprovider"
-
-    def compare(*extra: str) -> float:
-        out = tempfile.mkdtemp(prefix="vpr-bench-out-")
-        cli = [sys.executable, "-m", "verify_pr.verify.cli", "compare", "--git", str(repo)]
-        cli += ["--base", base, "--head", head, "--image", PYTHON, "--runner", "pytest"]
-        return timed([*cli, "--out", out, *extra])
-
-    def bare_run() -> float:
-        return timed(bare(head_tree, PYTHON, suite))
-
+    history = {e["id"]: e for e in json.loads(MANIFEST.read_text())["history"]}
     print("| benchmark | verify-pr | baseline | ratio | target |")
     print("|---|---|---|---|---|")
-    for label, extra in (
-        ("C1 compare parse 1.20.1 -> 1.20.2 (default: 2 FAIL_TO_PASS re-run 3x per side)", ()),
-        ("C1b the same with `--flake-runs 0` (three runs only)", ("--flake-runs", "0")),
-    ):
-        x, y, ratio = pairs(args.pairs, lambda e=extra: compare(*e), bare_run)
-        print(f"| {label} vs one bare docker run | {x:.2f} s | {y:.2f} s | {ratio:.2f} | <= 1.3 |")
+    for row, entry_id, image, suite, options in ROWS:
+        if row in args.rows.split(","):
+            for line in measure(row, history[entry_id], image, suite, options, args.pairs):
+                print(line, flush=True)
     return 0
 
 

@@ -61,6 +61,8 @@ def bare(repo: Path, image: str, script: str) -> list[str]:
         "--read-only",
         "--tmpfs",
         TMPFS_WORK,
+        "--tmpfs",
+        "/tmp:rw,nosuid,nodev,size=64m",  # as the sandbox has: jest and vitest need one
         "--user",
         "65534:65534",
         "-v",

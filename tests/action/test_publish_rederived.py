@@ -156,8 +156,20 @@ def _skipped_on_head() -> Any:
     return compare_result(base, head)
 
 
+def _expected_to_fail_on_head() -> Any:
+    other = case(TestStatus.PASSED, "test_other")
+    base = verdict_file(Verdict.FAIL, (FAILED, other))
+    head = verdict_file(Verdict.PASS, (PASSED, case(TestStatus.EXPECTED_FAILURE, "test_other")))
+    return compare_result(base, head)
+
+
 COMPARE_FORGERIES = [
     pytest.param(_skipped_on_head(), "1 test(s) of base are skipped on head", id="skipped-on-head"),
+    pytest.param(
+        _expected_to_fail_on_head(),
+        "1 test(s) of base are expected to fail on head",
+        id="expected-failure-on-head",
+    ),
     pytest.param(
         compare_result(head=forged(verdict_file(Verdict.NOT_PROVEN, (PASSED,)))),
         "the head run was itself NOT_PROVEN",

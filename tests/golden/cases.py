@@ -175,11 +175,16 @@ def compare_results() -> dict[str, CompareResult]:
     later_skipped = case("test_later", TestStatus.SKIPPED, line=71)
     added = case("test_new", TestStatus.FAILED, line=72)
     own_changed = case("test_edited", TestStatus.FAILED, line=73)
+    marked = case("test_marked", TestStatus.PASSED, line=74)
+    marked_head = case("test_marked", TestStatus.EXPECTED_FAILURE, line=74)
     before_changed = case("test_edited", TestStatus.PASSED, line=73)
     not_proven = compare_result(
         CompareVerdict.NOT_PROVEN,
-        verdict_file(Verdict.FAIL, [fix, *regress_base, gone, later, before_changed]),
-        verdict_file(Verdict.FAIL, [fixed, *regress_head, later_skipped, added, before_changed]),
+        verdict_file(Verdict.FAIL, [fix, *regress_base, gone, later, before_changed, marked]),
+        verdict_file(
+            Verdict.FAIL,
+            [fixed, *regress_head, later_skipped, added, before_changed, marked_head],
+        ),
         (
             "55 test(s) pass on base and fail on head: tests/test_calc.py::test_reg_00",
             "the PR changes 1 file(s) that judge it (conftest.py): rerun with --strict-harness",

@@ -1,16 +1,20 @@
-"""Real history: consecutive releases of PyPI packages that ship their tests, each pair made
-into a two-commit git repo here, compared, and checked against pytest run directly in the
-same image (head's test files over base's code, then head) — verdict and FAIL_TO_PASS ids.
+"""Real history: consecutive releases of packages that ship their tests (PyPI sdists, npm
+tarballs), each pair made into a two-commit git repo here, compared, and checked against the
+runner (pytest, jest) run directly in the same image and lockdown (head's test files over base's
+code, then head): verdict and FAIL_TO_PASS ids.
 
-The sdists are pinned by sha256 in tests/corpus/manifest.json ("history") and cached like the
-run corpus (tests/integration/test_corpus.py)."""
+The archives are pinned by sha256 in tests/corpus/manifest.json ("history") and cached like the
+run corpus (tests/integration/test_corpus.py). Each entry names its test paths by hand (read
+from the release diff), independently of verify-pr's own rule."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
-from pathlib import Path
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pytest
@@ -18,14 +22,16 @@ import pytest
 from tests.conftest import require_docker
 from tests.git_helpers import checkout, commit, git, init_repo
 from tests.integration.test_compare_negatives import compare
-from tests.integration.test_corpus import MANIFEST, fetch, unpack
-from verify_pr.models.compare import CompareResult
+from tests.integration.test_corpus import _NODE_DIRECT, MANIFEST, fetch, fetch_npm, unpack
 from verify_pr.models.report import TestCase
+from verify_pr.models.verdict import VerdictFile
 from verify_pr.verify.select import pytest_node_id
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
-IMAGE = "verify-pr-python:local"
+PYTHON_IMAGE = "verify-pr-python:local"
+NODE_IMAGE = "verify-pr-node:local"
+IMAGES = {"pytest": PYTHON_IMAGE, "jest": NODE_IMAGE, "vitest": NODE_IMAGE}
 _RESULT_LINE = re.compile(r"^(PASSED|FAILED|ERROR) (\S+)", re.MULTILINE)
 
 
@@ -46,10 +52,10 @@ def two_commits(tmp_path: Path, base: Path, head: Path) -> tuple[Path, str, str]
     return repo, base_sha, head_sha
 
 
-def direct_results(tree: Path) -> dict[str, str]:
-    """pytest itself in the same image and lockdown: node id -> PASSED/FAILED/ERROR."""
-    script = "cp -R /repo/. /work/ && cd /work && python3 -m pytest -p no:cacheprovider -q -rA"
-    proc = subprocess.run(
+def locked_run(tree: Path, image: str, script: str) -> subprocess.CompletedProcess[str]:
+    """``script`` over a copy of ``tree`` in /work, with verify-pr's lockdown: no network,
+    read-only root, a user with no home, tmpfs /work and /tmp."""
+    return subprocess.run(
         [
             "docker",
             "run",
@@ -67,64 +73,127 @@ def direct_results(tree: Path) -> dict[str, str]:
             "HOME=/work",
             "-v",
             f"{tree}:/repo:ro",
-            IMAGE,
+            image,
             "sh",
             "-c",
-            script,
+            "cp -R /repo/. /work/ && cd /work && " + script,
         ],
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
     )
+
+
+def direct_pytest(tree: Path) -> dict[str, str]:
+    """pytest itself: node id -> PASSED/FAILED/ERROR."""
+    proc = locked_run(tree, PYTHON_IMAGE, "python3 -m pytest -p no:cacheprovider -q -rA")
     found = dict((node, word) for word, node in _RESULT_LINE.findall(proc.stdout))
     assert found, proc.stdout[-2000:] + proc.stderr[-2000:]
     return found
 
 
-def over_base(base: Path, head: Path, dest: Path) -> Path:
-    """By hand, independently of verify-pr's rule: base's tree with head's tests/ folder."""
+def direct_node(tree: Path, runner: str) -> dict[str, str]:
+    """jest or vitest itself, from its own JSON report: ``file::describe > ...::title`` ->
+    PASSED or the runner's status word in capitals."""
+    script = (
+        f"{_NODE_DIRECT[runner]} >/tmp/log 2>&1; cat /tmp/direct.json || tail -n 40 /tmp/log >&2"
+    )
+    proc = locked_run(tree, NODE_IMAGE, script)
+    assert proc.stdout.strip(), proc.stderr[-2000:]
+    found = {}
+    for suite in json.loads(proc.stdout)["testResults"]:
+        file = PurePosixPath(suite["name"]).relative_to("/work").as_posix()
+        for a in suite["assertionResults"]:
+            node = f"{file}::{' > '.join(a['ancestorTitles'])}::{a['title']}"
+            found[node] = a["status"].upper()
+    assert found, proc.stdout[-2000:]
+    return found
+
+
+def direct_results(tree: Path, runner: str) -> dict[str, str]:
+    return direct_pytest(tree) if runner == "pytest" else direct_node(tree, runner)
+
+
+def over_base(base: Path, head: Path, dest: Path, test_paths: list[str]) -> Path:
+    """By hand, independently of verify-pr's rule: base's tree with head's test paths."""
     shutil.copytree(base, dest)
-    shutil.rmtree(dest / "tests")
-    shutil.copytree(head / "tests", dest / "tests")
+    for rel in test_paths:
+        old = dest / rel
+        if old.is_dir():
+            shutil.rmtree(old)
+        elif old.exists():
+            old.unlink()
+        if (head / rel).is_dir():
+            shutil.copytree(head / rel, old)
+        elif (head / rel).exists():
+            shutil.copy2(head / rel, old)
     return dest
 
 
-def direct_fail_to_pass(base: Path, head: Path, scratch: Path) -> list[str]:
-    before = direct_results(over_base(base, head, scratch / "before"))
-    after = direct_results(head)
-    return sorted(i for i, s in before.items() if s != "PASSED" and after.get(i) == "PASSED")
+def direct_transitions(
+    entry: dict[str, Any], base: Path, head: Path, scratch: Path
+) -> tuple[list[str], list[str]]:
+    """FAIL_TO_PASS (fails with head's tests over base's code, passes on head) and the base
+    tests gone on head, from three direct runs (in parallel: they are independent)."""
+    runner = entry["runner"]
+    over = over_base(base, head, scratch / "before", entry["test_paths"])
+    with ThreadPoolExecutor(3) as pool:
+        own, before, after = pool.map(lambda t: direct_results(t, runner), (base, over, head))
+    fixed = sorted(i for i, s in before.items() if s != "PASSED" and after.get(i) == "PASSED")
+    return fixed, sorted(set(own) - set(after))
 
 
 def _releases(entry: dict[str, Any], tmp_path: Path) -> tuple[Path, Path]:
-    base = unpack(fetch(entry["base"]), tmp_path / "base-src")
-    head = unpack(fetch(entry["head"]), tmp_path / "head-src")
+    get = fetch if entry["runner"] == "pytest" else fetch_npm
+    base = unpack(get(entry["base"]), tmp_path / "base-src")
+    head = unpack(get(entry["head"]), tmp_path / "head-src")
     return base, head
 
 
 @pytest.mark.parametrize("entry", MANIFEST["history"], ids=lambda e: e["id"])
-def test_release_pair_matches_pytest_run_directly(entry: dict[str, Any], tmp_path: Path) -> None:
-    require_docker(IMAGE)
+def test_release_pair_matches_the_runner_run_directly(
+    entry: dict[str, Any], tmp_path: Path
+) -> None:
+    runner = entry["runner"]
+    image = IMAGES[runner]
+    require_docker(image)
     base, head = _releases(entry, tmp_path)
-    assert direct_fail_to_pass(base, head, tmp_path) == entry["fail_to_pass"]
+    fixed, removed = direct_transitions(entry, base, head, tmp_path)
+    assert (fixed, removed) == (entry["fail_to_pass"], entry["removed"])
     repo, base_sha, head_sha = two_commits(tmp_path, base, head)
-    extra = ["--runner", "pytest", "--flake-runs", "1", "--timeout", "300"]
+    extra = ["--runner", runner, "--flake-runs", "1", "--timeout", "300"]
     if entry["strict_harness"]:
         extra.append("--strict-harness")
-    _code, result, _ = compare(tmp_path / "cmp", repo, base_sha, head_sha, IMAGE, *extra)
+    _code, result, _ = compare(tmp_path / "cmp", repo, base_sha, head_sha, image, *extra)
     assert result.verdict == entry["verdict"], result.reasons
-    proved = sorted(
-        node for p in result.proofs if (node := pytest_node_id(_head_case(result, p.id)))
-    )
-    assert proved == entry["fail_to_pass"]
+    # every reason is the expected one, in order: no other rule fired
+    assert len(result.reasons) == len(entry["reasons"]), result.reasons
+    for got, want in zip(result.reasons, entry["reasons"], strict=True):
+        assert want in got, result.reasons
+    assert list(result.harness_files_changed) == entry["harness_files_changed"]
+    proved = [runner_id(runner, _case(result.head, p.id)) for p in result.proofs]
+    assert sorted(map(str, proved)) == entry["fail_to_pass"]
+    # base's own tests (run only for the test files the PR edits) gone from both later runs
+    own = result.base_own.testcases if result.base_own else ()
+    later = {c.id for c in (*result.base.testcases, *result.head.testcases)}
+    gone = sorted({str(runner_id(runner, c)) for c in own if c.id not in later})
+    assert gone == entry["removed"]
 
 
-def _head_case(result: CompareResult, test_id: str) -> TestCase:
-    return next(c for c in result.head.testcases if c.id == test_id)
+def runner_id(runner: str, case: TestCase) -> str | None:
+    """The id the direct run gives the same test."""
+    if runner == "pytest":
+        return pytest_node_id(case)
+    return f"{case.file}::{case.classname or ''}::{case.name}"
+
+
+def _case(side: VerdictFile, test_id: str) -> TestCase:
+    return next(c for c in side.testcases if c.id == test_id)
 
 
 def test_real_fix_whose_base_moved_on_is_verified(tmp_path: Path) -> None:
-    require_docker(IMAGE)
+    require_docker(PYTHON_IMAGE)
     (entry,) = [e for e in MANIFEST["history"] if e["id"] == "parse-1.20.2"]
     base, head = _releases(entry, tmp_path)
     repo, fork, pr = two_commits(tmp_path, base, head)
@@ -142,13 +211,13 @@ def test_real_fix_whose_base_moved_on_is_verified(tmp_path: Path) -> None:
     )
     git(repo, "checkout", "--quiet", "-b", "tip")
     code, result, summary = compare(
-        tmp_path / "cmp", repo, tip, pr, IMAGE, "--runner", "pytest", "--flake-runs", "1"
+        tmp_path / "cmp", repo, tip, pr, PYTHON_IMAGE, "--runner", "pytest", "--flake-runs", "1"
     )
     assert (code, result.verdict) == (0, "VERIFIED"), result.reasons
     assert result.method == "merge-tree" and result.merge_base == fork
     assert "tests/test_moved_on.py" not in result.test_paths  # not the PR's change
     assert (
-        sorted(pytest_node_id(_head_case(result, p.id)) or "" for p in result.proofs)
+        sorted(pytest_node_id(_case(result.head, p.id)) or "" for p in result.proofs)
         == (entry["fail_to_pass"])
     )
     moved = [t for t in result.transitions if t.id.endswith("::test_year")]

@@ -198,7 +198,7 @@ def test_new_test_file_that_cannot_load_on_base_is_the_proof(
         ("replaced", "changed, not the code", "test_add"),
         ("golden", "changed, not the code", "test_render_matches_golden"),
         ("shuffled", "changed, not the code", "test_sum[two_three]"),
-        ("xfail", "newly skipped or expected to fail", "test_mul"),
+        ("xfail", "newly expected to fail", "test_mul"),
         ("xfail", "expected-failure markers", "tests/test_calc.py"),
         ("order", "flaky", "test_first_record"),
     ],
@@ -293,8 +293,12 @@ def test_js_expected_failure_marker_is_not_proven_and_the_fix_is(
         tmp_path / "trick", repo, base, trick, NODE_IMAGE, "--flake-runs", "1"
     )
     assert (code, result.verdict) == (4, "NOT_PROVEN")
-    # the marker turned the broken mul() into a pass on head
-    assert _tails(p.id for p in result.proofs) >= {"multiplies"}
+    # the marker makes the broken mul() pass in the runner's report; here it is an expected
+    # failure on head (never a pass, never proof), and a base test newly expected to fail
+    head = {_tails([t.id]).pop(): t.head for t in result.transitions}
+    assert head == {"adds": "passed", "multiplies": "expected-failure"}
+    assert _tails(p.id for p in result.proofs) == {"adds"}
+    assert any("newly expected to fail" in r and "multiplies" in r for r in result.reasons)
     assert any("expected-failure markers" in r and "math.test.js" in r for r in result.reasons)
 
 

@@ -42,14 +42,18 @@ EXPECTED: dict[str, Expect] = {
     "pytest/crash": Expect("NOT_PROVEN", None, "no report"),
     "pytest/interrupted": Expect("NOT_PROVEN", (2, 2, 0, 0, 0), "testcase without a name"),
     "pytest/no_tests": Expect("NOT_PROVEN", (0, 0, 0, 0, 0), "no testcases"),
-    "pytest/skipped_only": Expect("NOT_PROVEN", (4, 0, 0, 0, 4), "no test was executed"),
+    # three skips and an xfail (an expected failure, not a skip): nothing executed
+    "pytest/skipped_only": Expect("NOT_PROVEN", (4, 0, 0, 0, 3), "no test was executed"),
     "pytest/teardown_error": Expect("FAIL", (3, 0, 1, 2, 0)),
     "pytest/unicode": Expect("FAIL", (8, 7, 1, 0, 0)),
     "pytest/timeout": Expect("NOT_PROVEN", None, "timed out"),
     # a conftest hook turns the failure into a pass: the PASS must carry the tamper reason
     "pytest/forged": Expect("PASS", (2, 2, 0, 0, 0), "conftest.py file(s)"),
     "pytest/redirected": Expect("NOT_PROVEN", None, "-p no:junitxml"),
+    # an xfail and a non-strict xpass: neither a pass nor a skip (expected_failure 2)
+    "pytest/expected_failure": Expect("PASS", (3, 1, 0, 0, 0)),
     "jest/pass": Expect("PASS", (3, 3, 0, 0, 0)),
+    "jest/expected_failure": Expect("PASS", (2, 1, 0, 0, 0)),  # test.failing
     "jest/fail": Expect("FAIL", (3, 1, 2, 0, 0)),
     "jest/load_error": Expect("FAIL", (2, 1, 0, 1, 0)),
     "jest/no_tests": Expect("NOT_PROVEN", None, "no report"),
@@ -61,6 +65,7 @@ EXPECTED: dict[str, Expect] = {
     "jest/forged": Expect("FAIL", (2, 1, 1, 0, 0), "testResultsProcessor"),
     "jest/exit_code": Expect("FAIL", (2, 1, 1, 0, 0), "exited 0 despite failures"),
     "vitest/pass": Expect("PASS", (3, 3, 0, 0, 0)),
+    "vitest/expected_failure": Expect("PASS", (2, 1, 0, 0, 0)),  # test.fails
     "vitest/fail": Expect("FAIL", (3, 1, 2, 0, 0)),
     "vitest/load_error": Expect("FAIL", (2, 1, 0, 1, 0)),
     "vitest/no_tests": Expect("NOT_PROVEN", (0, 0, 0, 0, 0), "no testcases"),
@@ -77,6 +82,7 @@ EXPECTED: dict[str, Expect] = {
     # vitest 3.2 keeps the CLI's --outputFile.json over the config's: our path wins.
     "vitest/redirected": Expect("PASS", (1, 1, 0, 0, 0), "outputFile"),
     "bun/pass": Expect("PASS", (3, 3, 0, 0, 0)),
+    "bun/expected_failure": Expect("PASS", (2, 1, 0, 0, 0)),  # test.failing
     "bun/fail": Expect("FAIL", (3, 1, 2, 0, 0)),
     "bun/load_error": Expect("NOT_PROVEN", (1, 1, 0, 0, 0), "disagree"),
     "bun/no_tests": Expect("NOT_PROVEN", None, "no report"),
@@ -96,6 +102,7 @@ class Run:
     stdout: str
     stderr: str
     verdict: dict[str, Any]
+    out: Path
 
 
 def verify_pr(repo: Path, image: str, out: Path, *extra: str, timeout: float = 300) -> Run:
@@ -120,7 +127,7 @@ def verify_pr(repo: Path, image: str, out: Path, *extra: str, timeout: float = 3
     )
     path = out / "verdict.json"
     verdict = json.loads(path.read_text()) if path.exists() else {}
-    return Run(proc.returncode, proc.stdout, proc.stderr, verdict)
+    return Run(proc.returncode, proc.stdout, proc.stderr, verdict, out)
 
 
 def counts(verdict: dict[str, Any]) -> Counts:
@@ -199,3 +206,40 @@ def test_unicode_and_control_chars_in_names(runner: str, runs: dict[str, Future[
     failing = [c for c in run.verdict["testcases"] if c["status"] == "failed"]
     assert len(failing) == 1
     assert all(c["file"] and not c["file"].startswith("/") for c in run.verdict["testcases"])
+
+
+# Each runner writes the marked test as it sees it; verify-pr's status is its own.
+MARKED = {
+    "pytest": ({"test_plain"}, {"test_known_bug", "test_maybe_fixed"}),
+    "jest": ({"plain"}, {"known bug"}),
+    "vitest": ({"plain"}, {"known bug"}),
+    "bun": ({"plain"}, {"known bug"}),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("runner", sorted(IMAGES))
+def test_expected_failures_are_a_status_of_their_own(
+    runner: str, runs: dict[str, Future[Run]]
+) -> None:
+    require_docker(IMAGES[runner])
+    run = runs[f"{runner}/expected_failure"].result(timeout=600)
+    by_status: dict[str, set[str]] = {}
+    for case in run.verdict["testcases"]:
+        by_status.setdefault(case["status"], set()).add(case["name"])
+    plain, marked = MARKED[runner]
+    # positive control: the unmarked test in the same file is still a pass
+    assert by_status == {"passed": plain, "expected-failure": marked}, by_status
+    assert run.verdict["totals"]["expected_failure"] == len(marked)
+    # the runner's own report calls the marked tests passing (or skipped, pytest's xfail): the
+    # status is verify-pr's reading, not the report's word
+    report = (run.out / "report.txt").read_text(encoding="utf-8")
+    if runner in ("jest", "vitest"):
+        statuses = {
+            a["title"]: a["status"]
+            for suite in json.loads(report)["testResults"]
+            for a in suite["assertionResults"]
+        }
+        assert statuses == dict.fromkeys(plain | marked, "passed")
+    else:
+        assert all(f'name="{name}"' in report for name in plain | marked)

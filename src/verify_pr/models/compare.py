@@ -29,6 +29,7 @@ class Transition(StrEnum):
     ADDED = "ADDED"  # head only
     REMOVED = "REMOVED"  # base only
     SKIPPED = "SKIPPED"  # skipped on either side
+    EXPECTED_FAILURE = "EXPECTED_FAILURE"  # marked to fail on either side (never a pass)
 
 
 class CompareVerdict(StrEnum):
@@ -74,6 +75,7 @@ class TransitionCounts(BoundaryModel):
     added: Annotated[int, Field(ge=0)]
     removed: Annotated[int, Field(ge=0)]
     skipped: Annotated[int, Field(ge=0)]
+    expected_failure: Annotated[int, Field(ge=0)] = 0  # absent from files before it existed
 
 
 CompareReason = Annotated[str, Field(max_length=REASON_MAX_CHARS)]

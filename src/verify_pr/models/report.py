@@ -67,7 +67,10 @@ VersionText = Annotated[str, _truncating(VERSION_MAX_CHARS), Field(max_length=VE
 
 class TestStatus(StrEnum):
     """Outcome of one testcase. ``error`` is a failure outside the test body (setup, teardown,
-    collection); both ``failed`` and ``error`` are failure evidence."""
+    collection); both ``failed`` and ``error`` are failure evidence. ``expected-failure`` is a
+    test marked to fail (pytest xfail and non-strict xpass, jest/bun ``test.failing``, vitest
+    ``test.fails``): its runner counts it as passing, but it is never a pass here, nor a
+    failure (a todo never runs: it is skipped)."""
 
     __test__ = False  # not a pytest test class
 
@@ -75,6 +78,22 @@ class TestStatus(StrEnum):
     FAILED = "failed"
     ERROR = "error"
     SKIPPED = "skipped"
+    EXPECTED_FAILURE = "expected-failure"
+
+
+FAILING = frozenset({TestStatus.FAILED, TestStatus.ERROR})
+# What ran and counts as a result: a skipped test never ran, an expected failure's outcome
+# says nothing either way.
+EXECUTED = frozenset({TestStatus.PASSED, TestStatus.FAILED, TestStatus.ERROR})
+# Duplicate ids collapse to the worst: error > failed > expected failure > passed > skipped
+# (an id that is marked to fail anywhere is not a pass).
+STATUS_RANK = {
+    TestStatus.SKIPPED: 0,
+    TestStatus.PASSED: 1,
+    TestStatus.EXPECTED_FAILURE: 2,
+    TestStatus.FAILED: 3,
+    TestStatus.ERROR: 4,
+}
 
 
 class ReportFormat(StrEnum):
@@ -153,10 +172,11 @@ class Totals(BoundaryModel):
     failed: Annotated[int, Field(ge=0)]
     error: Annotated[int, Field(ge=0)]
     skipped: Annotated[int, Field(ge=0)]
+    expected_failure: Annotated[int, Field(ge=0)] = 0  # absent from files before it existed
 
     @property
     def executed(self) -> int:
-        return self.total - self.skipped
+        return self.passed + self.failed + self.error
 
     @classmethod
     def count(cls, testcases: Iterable[TestCase]) -> Totals:
@@ -169,6 +189,7 @@ class Totals(BoundaryModel):
             failed=counts[TestStatus.FAILED],
             error=counts[TestStatus.ERROR],
             skipped=counts[TestStatus.SKIPPED],
+            expected_failure=counts[TestStatus.EXPECTED_FAILURE],
         )
 
 
@@ -217,16 +238,10 @@ class TestReport(BoundaryModel):
         )
 
     def worst_by_id(self) -> dict[str, TestStatus]:
-        """Collapse duplicate ids: error > failed > passed > skipped."""
-        rank = {
-            TestStatus.SKIPPED: 0,
-            TestStatus.PASSED: 1,
-            TestStatus.FAILED: 2,
-            TestStatus.ERROR: 3,
-        }
+        """Collapse duplicate ids to the worst status (STATUS_RANK)."""
         worst: dict[str, TestStatus] = {}
         for case in self.testcases:
             seen = worst.get(case.id)
-            if seen is None or rank[case.status] > rank[seen]:
+            if seen is None or STATUS_RANK[case.status] > STATUS_RANK[seen]:
                 worst[case.id] = case.status
         return worst

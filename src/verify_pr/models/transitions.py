@@ -9,9 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from verify_pr.models.compare import TestTransition, Transition, TransitionCounts
-from verify_pr.models.report import TestStatus
-
-FAILING = (TestStatus.FAILED, TestStatus.ERROR)
+from verify_pr.models.report import FAILING, TestStatus
 
 
 def classify_one(base: TestStatus | None, head: TestStatus | None) -> Transition:
@@ -23,6 +21,8 @@ def classify_one(base: TestStatus | None, head: TestStatus | None) -> Transition
         return Transition.REMOVED
     if TestStatus.SKIPPED in (base, head):
         return Transition.SKIPPED
+    if TestStatus.EXPECTED_FAILURE in (base, head):
+        return Transition.EXPECTED_FAILURE  # neither a pass nor a failure: no proof either way
     base_failed, head_failed = base in FAILING, head in FAILING
     if base_failed:
         return Transition.FAIL_TO_FAIL if head_failed else Transition.FAIL_TO_PASS

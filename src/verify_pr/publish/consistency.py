@@ -12,13 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from verify_pr.models.compare import CompareResult, CompareVerdict, Transition
-from verify_pr.models.report import TestCase, TestStatus, Totals
+from verify_pr.models.report import EXECUTED, FAILING, STATUS_RANK, TestCase, TestStatus, Totals
 from verify_pr.models.sandbox import ReportStatus, RunStatus
 from verify_pr.models.transitions import classify, count
 from verify_pr.models.verdict import Verdict, VerdictFile
-
-_FAILING = (TestStatus.FAILED, TestStatus.ERROR)
-_RANK = {TestStatus.SKIPPED: 0, TestStatus.PASSED: 1, TestStatus.FAILED: 2, TestStatus.ERROR: 3}
 
 
 def worst_by_id(cases: Iterable[TestCase]) -> dict[str, TestStatus]:
@@ -26,7 +23,7 @@ def worst_by_id(cases: Iterable[TestCase]) -> dict[str, TestStatus]:
     worst: dict[str, TestStatus] = {}
     for case in cases:
         seen = worst.get(case.id)
-        if seen is None or _RANK[case.status] > _RANK[seen]:
+        if seen is None or STATUS_RANK[case.status] > STATUS_RANK[seen]:
             worst[case.id] = case.status
     return worst
 
@@ -43,8 +40,8 @@ def run_problems(verdict: VerdictFile, side: str = "the run") -> list[str]:
     if (verdict.verdict is Verdict.BLOCKED) != (result.status is RunStatus.BLOCKED):
         problems.append(f"{side} claims {claimed} but its sandbox status is {result.status.value}")
     statuses = worst_by_id(verdict.testcases).values()
-    failing = sum(1 for s in statuses if s in _FAILING)
-    executed = sum(1 for s in statuses if s is not TestStatus.SKIPPED)
+    failing = sum(1 for s in statuses if s in FAILING)
+    executed = sum(1 for s in statuses if s in EXECUTED)
     if verdict.verdict in (Verdict.PASS, Verdict.FAIL):
         if result.status is not RunStatus.COMPLETED:
             problems.append(f"{side} claims {claimed} but its sandbox status is {result.status}")
@@ -73,13 +70,13 @@ def _side_distrust(verdict: VerdictFile, side: str) -> list[str]:
     """Why a side cannot be evidence for VERIFIED (as ``verify.compare.Side.distrust``)."""
     result = verdict.sandbox
     statuses = worst_by_id(verdict.testcases).values()
-    failed = any(s in _FAILING for s in statuses)
+    failed = any(s in FAILING for s in statuses)
     problems = []
     if verdict.verdict not in (Verdict.PASS, Verdict.FAIL):
         problems.append(f"the {side} run was itself {verdict.verdict.value}")
     if result.status is not RunStatus.COMPLETED:
         problems.append(f"a run did not complete ({side}: {result.status.value})")
-    if not any(s is not TestStatus.SKIPPED for s in statuses):
+    if not any(s in EXECUTED for s in statuses):
         problems.append(f"the {side} run executed zero tests")
     if failed == (result.exit_code == 0):
         problems.append(
@@ -117,11 +114,20 @@ def _verified_gaps(result: CompareResult) -> list[str]:
         and t.head is TestStatus.SKIPPED
         and t.base is not TestStatus.SKIPPED
     ]
+    newly_expected = [
+        t
+        for t in result.transitions
+        if t.transition is Transition.EXPECTED_FAILURE
+        and t.head is TestStatus.EXPECTED_FAILURE
+        and t.base in EXECUTED
+    ]
     gaps = [
         c.fail_to_pass == 0 and "no test fails on base and passes on head",
         c.pass_to_fail > 0 and "a test regressed",
         c.removed > 0 and "a test was removed",
         bool(skipped_on_head) and f"{len(skipped_on_head)} test(s) of base are skipped on head",
+        bool(newly_expected)
+        and f"{len(newly_expected)} test(s) of base are expected to fail on head",
         bool(result.harness_files_changed)
         and not result.strict_harness
         and "harness files changed without strict harness",

@@ -68,7 +68,7 @@ def harness_section(result: CompareResult) -> list[str]:
 
 
 def transition_counts_table(c: TransitionCounts) -> str:
-    """The comparison's counts, one row."""
+    """The comparison's counts, one row (every transition, expected failures too)."""
     counts = (
         c.fail_to_pass,
         c.pass_to_fail,
@@ -77,8 +77,7 @@ def transition_counts_table(c: TransitionCounts) -> str:
         c.added,
         c.removed,
         c.skipped,
+        c.expected_failure,
     )
-    return table(
-        ("FAIL→PASS", "PASS→FAIL", "PASS→PASS", "FAIL→FAIL", "added", "removed", "skipped"),
-        [tuple(str(n) for n in counts)],
-    )
+    header = ("FAIL→PASS", "PASS→FAIL", "PASS→PASS", "FAIL→FAIL", "added", "removed", "skipped")
+    return table((*header, "expected to fail"), [tuple(str(n) for n in counts)])

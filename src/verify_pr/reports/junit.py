@@ -66,6 +66,10 @@ _ROOT_NAMES = {
     "jest tests": "jest",
 }
 _PYTEST_COLLECTION_FAILURE = "collection failure"
+# pytest writes an xfailed test as <skipped type="pytest.xfail">, and a non-strict XPASS as a
+# plain pass: verify-pr's pytest bootstrap marks both with this testcase property.
+EXPECTED_FAILURE_PROPERTY = "verify-pr.expected-failure"
+_PYTEST_XFAIL_TYPE = "pytest.xfail"
 
 
 class JunitDialect(StrEnum):
@@ -264,6 +268,7 @@ def _testcase(el: Element, dialect: JunitDialect, tree_root: str, flags: list[Re
     name = el.get("name", "")
     classname = el.get("classname") or None
     status, result = _status(el)
+    status = _expected_failure(el, status, result)
     message = _message(result)
     file = el.get("file")
     if dialect is JunitDialect.VITEST and file is None:
@@ -305,6 +310,19 @@ def _status(el: Element) -> tuple[TestStatus, Element | None]:
     if worst is None:
         return TestStatus.PASSED, None
     return _STATUS[str(worst.tag)], worst
+
+
+def _expected_failure(el: Element, status: TestStatus, result: Element | None) -> TestStatus:
+    """A test marked to fail is neither a pass nor a skip; a failure or error stays one (a
+    strict XPASS is pytest's own failure)."""
+    if status not in (TestStatus.PASSED, TestStatus.SKIPPED):
+        return status
+    if result is not None and result.get("type") == _PYTEST_XFAIL_TYPE:
+        return TestStatus.EXPECTED_FAILURE
+    for props in el.findall("properties"):
+        if any(p.get("name") == EXPECTED_FAILURE_PROPERTY for p in props.findall("property")):
+            return TestStatus.EXPECTED_FAILURE
+    return status
 
 
 def _message(result: Element | None) -> str | None:

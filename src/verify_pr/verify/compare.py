@@ -25,17 +25,20 @@ from verify_pr.models.compare import (
     TestTransition,
     Transition,
 )
-from verify_pr.models.report import RedFlag, TestStatus
+from verify_pr.models.report import (
+    EXECUTED,
+    FAILING,
+    RedFlag,
+    TestStatus,
+)
 from verify_pr.models.sandbox import RunStatus
-from verify_pr.models.transitions import FAILING, classify, count
+from verify_pr.models.transitions import classify, count
 from verify_pr.models.verdict import REASON_MAX_CHARS, Verdict, VerdictFile
 from verify_pr.verify.suite import SuiteOutcome
 from verify_pr.verify.testcases import expand_load_failures, statuses, worst_cases
 from verify_pr.verify.trees import overlay_harness, overlay_paths
 
 __all__ = ["overlay_harness", "overlay_paths"]
-
-_FAILING = FAILING
 
 
 @dataclass(frozen=True)
@@ -72,8 +75,8 @@ class Side:
             shown = ", ".join(str(f) for f in flags)
             reasons.append(f"the {self.name} report shows red flags: {shown}")
         statuses = report.worst_by_id().values()
-        executed = sum(1 for s in statuses if s is not TestStatus.SKIPPED)
-        failed = any(s in _FAILING for s in statuses)
+        executed = sum(1 for s in statuses if s in EXECUTED)
+        failed = any(s in FAILING for s in statuses)
         if executed == 0:
             reasons.append(f"the {self.name} run executed zero tests")
         if failed and result.exit_code == 0:
@@ -113,6 +116,7 @@ class Findings:
     regressed: list[str]
     gone: list[str]
     newly_skipped: list[str]
+    newly_expected: list[str]  # ran on base, marked to fail after the PR (xfail, test.failing)
     test_changed: list[str]
     added_failing: list[str]
 
@@ -130,26 +134,39 @@ def findings(
     regressed += sorted(
         i
         for i, s in base_own.items()
-        if s is TestStatus.PASSED and head.get(i) in _FAILING and i not in regressed
+        if s is TestStatus.PASSED and head.get(i) in FAILING and i not in regressed
     )
     gone = list(by_kind[Transition.REMOVED])
     gone += sorted(i for i in base_own if i not in before and i not in head and i not in gone)
-    ran = (TestStatus.PASSED, *_FAILING)
-    newly_skipped = sorted(
+    newly_skipped = _newly(TestStatus.SKIPPED, before, head, base_own)
+    newly_expected = _newly(TestStatus.EXPECTED_FAILURE, before, head, base_own)
+    test_changed = sorted(
+        i for i, s in base_own.items() if s in FAILING and before.get(i) is TestStatus.PASSED
+    )
+    added_failing = [i for i in by_kind[Transition.ADDED] if head.get(i) in FAILING]
+    return Findings(
+        by_kind, regressed, gone, newly_skipped, newly_expected, test_changed, added_failing
+    )
+
+
+def _newly(
+    status: TestStatus,
+    before: Mapping[str, TestStatus],
+    head: Mapping[str, TestStatus],
+    base_own: Mapping[str, TestStatus],
+) -> list[str]:
+    """Base tests that ran (in base's own run or with the PR's tests) and now have ``status``:
+    on head, or already on base's code once the PR's version of the test is in place."""
+    found = sorted(
         i
         for i, s in head.items()
-        if s is TestStatus.SKIPPED and (before.get(i) in ran or base_own.get(i) in ran)
+        if s is status and (before.get(i) in EXECUTED or base_own.get(i) in EXECUTED)
     )
-    newly_skipped += sorted(
+    return found + sorted(
         i
         for i, s in before.items()
-        if s is TestStatus.SKIPPED and base_own.get(i) in ran and i not in newly_skipped
+        if s is status and base_own.get(i) in EXECUTED and i not in found
     )
-    test_changed = sorted(
-        i for i, s in base_own.items() if s in _FAILING and before.get(i) is TestStatus.PASSED
-    )
-    added_failing = [i for i in by_kind[Transition.ADDED] if head.get(i) in _FAILING]
-    return Findings(by_kind, regressed, gone, newly_skipped, test_changed, added_failing)
 
 
 def _ids(ids: Sequence[str]) -> str:
@@ -208,7 +225,8 @@ def decide(
         ),
         (found.regressed, "test(s) pass on base and fail on head"),
         (found.gone, "test(s) of base are gone on head"),
-        (found.newly_skipped, "test(s) of base are newly skipped or expected to fail"),
+        (found.newly_skipped, "test(s) of base are newly skipped"),
+        (found.newly_expected, "test(s) of base are newly expected to fail (never a pass)"),
         (found.added_failing, "test(s) new on head fail there"),
         (
             list(ev.flaky),

@@ -23,9 +23,9 @@ from pathlib import Path, PurePosixPath
 
 from verify_pr.errors import InputRefused
 from verify_pr.models.compare import CompareMethod, CompareResult, Transition
-from verify_pr.models.report import TestCase
+from verify_pr.models.report import FAILING, TestCase, TestStatus
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
-from verify_pr.models.transitions import FAILING, classify
+from verify_pr.models.transitions import classify
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.sandbox.resources import DEFAULT_RESOURCES, Resources
 from verify_pr.sandbox.run import SandboxRun
@@ -344,10 +344,11 @@ def _confirm(
     before: SuiteOutcome,
     head: SuiteOutcome,
 ) -> _Confirmation:
-    """Each FAIL_TO_PASS test re-run alone, N times on each side: it counts only if it fails
-    every time on base's code and passes every time on head (order-dependent failures and
-    flakes drop out)."""
-    from verify_pr.verify.select import selector
+    """The FAIL_TO_PASS tests re-run by id, apart from the rest of the suite, N times on each
+    side: each counts only if it fails every time on base's code and passes every time on head
+    (order-dependent failures and flakes drop out). The selectable ones run together, one
+    runner process per side and repetition (each re-run pays a runner's start-up)."""
+    from verify_pr.verify.select import batch_selector
 
     if request.flake_runs == 0:
         return _Confirmation()
@@ -357,53 +358,70 @@ def _confirm(
     if not f2p:
         return _Confirmation()
     head_cases = worst_cases(head.verdict)
-    flaky, unconfirmed = [], []
-    for test_id in f2p[:MAX_RERUN_IDS]:
-        case = head_cases[test_id]
-        # an own command (or a name no selector can reach) re-runs whole: flakes still show,
-        # an order-dependent failure may not
-        words = selector(plan.runner, case) or ""
-        verdict = _rerun(request, plan, words, case, before_tree, after_tree)
-        if verdict == "unconfirmed":
-            unconfirmed.append(test_id)
-        elif verdict == "flaky":
-            flaky.append(test_id)
-    return _Confirmation(True, tuple(flaky), tuple(unconfirmed))
+    cases = [head_cases[test_id] for test_id in f2p[:MAX_RERUN_IDS]]
+    together = [c for c in cases if batch_selector(plan.runner, [c]) is not None]
+    # an own command (or a name no selector can reach) re-runs whole, one test at a time:
+    # flakes still show, an order-dependent failure may not
+    groups = [(batch_selector(plan.runner, together) or "", together)] if together else []
+    groups += [("", [c]) for c in cases if c not in together]
+    outcome: dict[str, str] = {}
+    for words, group in groups:
+        outcome |= _rerun(request, plan, words, group, before_tree, after_tree)
+    flaky = tuple(i for i, v in outcome.items() if v == "flaky")
+    unconfirmed = tuple(i for i, v in outcome.items() if v == "unconfirmed")
+    return _Confirmation(True, flaky, unconfirmed)
 
 
 def _rerun(
     request: CompareRequest,
     plan: SuitePlan,
     words: str,
-    case: TestCase,
+    cases: list[TestCase],
     before_tree: Path,
     after_tree: Path,
-) -> str:
+) -> dict[str, str]:
+    """``confirmed``, ``flaky`` or ``unconfirmed`` for each case, from N runs on each side."""
     from verify_pr.verify.suite import new_report_path
 
     sides = ((before_tree, True), (after_tree, False))
     suffix = plan.report_path[plan.report_path.rindex(".") :]
+    found = dict.fromkeys((c.id for c in cases), "confirmed")
     for _ in range(request.flake_runs):
+        open_cases = [c for c in cases if found[c.id] == "confirmed"]
+        if not open_cases:
+            break
         jobs = []
         for tree, _want in sides:
             path = new_report_path(suffix)
             command = plan.command.replace(plan.report_path, path) + (f" {words}" if words else "")
             jobs.append((tree, SuitePlan(plan.runner, command, path, plan.parse_name)))
         for outcome, (_tree, want_failure) in zip(_run_all(request, jobs), sides, strict=True):
-            if outcome.report is None or outcome.verdict.sandbox.status is not RunStatus.COMPLETED:
-                return "unconfirmed"
-            status = outcome.report.worst_by_id().get(case.id)
-            if status is None and want_failure:
-                # the file could not load on base's code: its stand-in is the failure
-                status = next(
-                    (c.status for c in outcome.report.testcases if is_load_failure(c)),
-                    None,
-                )
-            if status is None:
-                return "unconfirmed"
-            failed = status in FAILING
-            if failed != want_failure or (not want_failure and status.value != "passed"):
-                return "flaky"
+            for case in open_cases:
+                if found[case.id] == "confirmed":
+                    found[case.id] = _judge_rerun(outcome, case, want_failure)
+    return found
+
+
+def _judge_rerun(outcome: SuiteOutcome, case: TestCase, want_failure: bool) -> str:
+    if outcome.report is None or outcome.verdict.sandbox.status is not RunStatus.COMPLETED:
+        return "unconfirmed"
+    status = outcome.report.worst_by_id().get(case.id)
+    if status is None and want_failure:
+        # its file could not load on base's code: that file's stand-in is the failure (only
+        # its own file's: the re-run holds other files' tests too)
+        status = next(
+            (
+                c.status
+                for c in outcome.report.testcases
+                if c.file == case.file and is_load_failure(c)
+            ),
+            None,
+        )
+    if status is None:
+        return "unconfirmed"
+    failed = status in FAILING
+    if failed != want_failure or (not want_failure and status is not TestStatus.PASSED):
+        return "flaky"
     return "confirmed"
 
 

@@ -19,7 +19,8 @@ def listed(result: CompareResult) -> Listed:
     return (
         ("PASS_TO_FAIL (regressions)", found.regressed),
         ("Test changed, not the code", list(result.test_changed)),
-        ("Newly skipped or expected to fail", found.newly_skipped),
+        ("Newly skipped", found.newly_skipped),
+        ("Newly expected to fail", found.newly_expected),
         ("Flaky", list(result.flaky)),
         ("REMOVED", found.gone),
     )

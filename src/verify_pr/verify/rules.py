@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import assert_never
 
 from verify_pr.models.limits import MAX_REPORT_BYTES
-from verify_pr.models.report import RedFlag, TestReport, TestStatus, clean_text
+from verify_pr.models.report import EXECUTED, FAILING, RedFlag, TestReport, clean_text
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict
 from verify_pr.runners.config_code import REPLACES_RUNNER
@@ -95,8 +95,8 @@ def _from_report(
     sandbox: SandboxResult, report: TestReport, output: bytes, tamper: list[str]
 ) -> Judgement:
     worst = report.worst_by_id()
-    failing = sorted(i for i, s in worst.items() if s in (TestStatus.FAILED, TestStatus.ERROR))
-    executed = sum(1 for s in worst.values() if s is not TestStatus.SKIPPED)
+    failing = sorted(i for i, s in worst.items() if s in FAILING)
+    executed = sum(1 for s in worst.values() if s in EXECUTED)
     if failing:
         reasons = [f"{len(failing)} test(s) failed or errored, e.g. {failing[0][:200]}"]
         if sandbox.exit_code == 0:
@@ -117,7 +117,9 @@ def _from_report(
             extra.append(DEPENDENCIES_HINT)
         return _not_proven(f"the report shows red flags: {flags}", tamper, *extra)
     if executed == 0:
-        return _not_proven("no test was executed (zero tests, or all skipped)", tamper)
+        return _not_proven(
+            "no test was executed (zero tests, or all skipped or expected to fail)", tamper
+        )
     if sandbox.exit_code != 0:
         return _not_proven(
             f"the runner exited {sandbox.exit_code} but its report shows no failure: "

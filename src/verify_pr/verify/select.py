@@ -1,4 +1,5 @@
-"""Run one test alone, by id: the runner's own command with a selector appended.
+"""Run tests by id, apart from the rest of the suite: the runner's own command with a selector
+appended (one test, or the FAIL_TO_PASS tests together).
 
 Selectors are built from a report's testcase (untrusted text), so each is one shell word
 (``shlex.quote``) and, for the JavaScript runners, a regular expression with every special
@@ -54,3 +55,25 @@ def selector(runner: str, case: TestCase) -> str | None:
         name = _js_escape(case.name) + "$"
         return " ".join(shlex.quote(w) for w in (case.file, "-t", name))
     return None
+
+
+def batch_selector(runner: str, cases: list[TestCase]) -> str | None:
+    """Shell words that run exactly ``cases`` (and, for the JS runners, any test of the same
+    files that shares one of their names): one runner process for the whole proof."""
+    words = [selector(runner, case) for case in cases]
+    if not cases or any(w is None for w in words):
+        return None
+    if runner == "pytest":
+        return " ".join(w for w in words if w)
+    files = list(dict.fromkeys(_js_escape(c.file or "") for c in cases))
+    if runner == "jest":
+        names = [
+            _js_escape(" ".join([*(c.classname.split(" > ") if c.classname else []), c.name]))
+            for c in cases
+        ]
+        pattern = "^(?:" + "|".join(dict.fromkeys(names)) + ")$"
+        return " ".join(shlex.quote(w) for w in ("-t", pattern, "--", *files))
+    names = [_js_escape(c.name) for c in cases]
+    pattern = "(?:" + "|".join(dict.fromkeys(names)) + ")$"
+    plain = list(dict.fromkeys(c.file or "" for c in cases))  # vitest and bun take paths
+    return " ".join(shlex.quote(w) for w in (*plain, "-t", pattern))

@@ -9,13 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from verify_pr.models.report import TestCase, TestReport, TestStatus, Totals
-from verify_pr.models.transitions import FAILING
+from verify_pr.models.report import FAILING, STATUS_RANK, TestCase, TestReport, TestStatus, Totals
 from verify_pr.models.verdict import VerdictFile
-
-_FAILING = FAILING
-
-_RANK = {TestStatus.SKIPPED: 0, TestStatus.PASSED: 1, TestStatus.FAILED: 2, TestStatus.ERROR: 3}
 
 
 def worst(report: TestReport | None) -> dict[str, TestStatus]:
@@ -27,7 +22,7 @@ def worst_cases(verdict: VerdictFile) -> dict[str, TestCase]:
     found: dict[str, TestCase] = {}
     for case in verdict.testcases:
         seen = found.get(case.id)
-        if seen is None or _RANK[case.status] > _RANK[seen.status]:
+        if seen is None or STATUS_RANK[case.status] > STATUS_RANK[seen.status]:
             found[case.id] = case
     return found
 
@@ -44,7 +39,7 @@ LOAD_ERROR_NAMES = ("(test file failed to run)",)
 def is_load_failure(case: TestCase) -> bool:
     """A runner's stand-in for a test file that could not load (pytest collection error,
     jest/vitest suite failure): it stands for every test of that file."""
-    if case.status not in _FAILING or case.file is None:
+    if case.status not in FAILING or case.file is None:
         return False
     if case.classname is None:  # pytest: an errored module; a JS top-level test only fails
         return case.status is TestStatus.ERROR or case.name in LOAD_ERROR_NAMES

@@ -95,7 +95,13 @@ def test_line_is_one_based(line: int) -> None:
 
 
 def test_worst_by_id_walks_every_status() -> None:
-    order = [TestStatus.SKIPPED, TestStatus.PASSED, TestStatus.FAILED, TestStatus.ERROR]
+    order = [
+        TestStatus.SKIPPED,
+        TestStatus.PASSED,
+        TestStatus.EXPECTED_FAILURE,
+        TestStatus.FAILED,
+        TestStatus.ERROR,
+    ]
     assert set(order) == set(TestStatus)
     for i, worst in enumerate(order):
         cases = [case(status=s) for s in order[: i + 1]]

@@ -13,7 +13,7 @@ from verify_pr.runners.base import new_report_path, validate_report_path
 from verify_pr.runners.bun import BunRunner
 from verify_pr.runners.detect import all_runners
 from verify_pr.runners.jest import JestRunner
-from verify_pr.runners.pytest import PytestRunner
+from verify_pr.runners.pytest import PYTEST_MAIN, PYTHON, PytestRunner
 from verify_pr.runners.vitest import VitestRunner
 
 GOOD = "/work/vpr-report-0123456789abcdef0123456789abcdef.xml"
@@ -61,11 +61,11 @@ def test_dollar_and_tilde_say_why() -> None:
 
 
 def test_exact_commands() -> None:
+    # the full literal lives once, in the fixture generator (checked against this below)
     assert PytestRunner().command(GOOD) == (
-        "python3 -P -s -B -X pycache_prefix=/tmp/vpr-pycache -c 'import os, sys, pytest; "
-        "sys.path.insert(0, os.getcwd()); sys.exit(pytest.console_main())' -p no:cacheprovider "
-        f"--junitxml={GOOD} -o junit_family=xunit1"
+        f"{PYTHON} -c '{PYTEST_MAIN}' -p no:cacheprovider --junitxml={GOOD} -o junit_family=xunit1"
     )
+    assert PYTHON == "python3 -P -s -B -X pycache_prefix=/tmp/vpr-pycache"
     assert JestRunner().command(GOOD) == (
         f"jest --ci --json --outputFile={GOOD} --testLocationInResults"
     )

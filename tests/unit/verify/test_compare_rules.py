@@ -21,6 +21,7 @@ from verify_pr.verify.suite import SuiteOutcome
 from verify_pr.verify.testcases import is_load_failure, worst
 
 P, F, E, S = TestStatus.PASSED, TestStatus.FAILED, TestStatus.ERROR, TestStatus.SKIPPED
+X = TestStatus.EXPECTED_FAILURE
 BASE_SHA, HEAD_SHA = "a" * 40, "b" * 40
 
 
@@ -51,15 +52,15 @@ def test_classify_one(
 
 
 def test_every_transition_is_reachable_and_counted() -> None:
-    base = {"a": F, "b": P, "c": P, "d": F, "f": P, "g": P}
-    head = {"a": P, "b": P, "c": F, "d": F, "e": P, "g": S}
+    base = {"a": F, "b": P, "c": P, "d": F, "f": P, "g": P, "h": P}
+    head = {"a": P, "b": P, "c": F, "d": F, "e": P, "g": S, "h": X}
     transitions = classify(base, head)
     assert {t.transition for t in transitions} == set(Transition)
     counts = count(transitions)
     assert counts.model_dump() == dict.fromkeys(
         ("fail_to_pass", "pass_to_pass", "pass_to_fail", "fail_to_fail", "added", "removed"),
         1,
-    ) | {"skipped": 1}
+    ) | {"skipped": 1, "expected_failure": 1}
     with pytest.raises(ValueError, match="at least one side"):
         classify_one(None, None)
 
@@ -168,7 +169,14 @@ def test_mutation_swapped_base_and_head_is_not_verified() -> None:
             _outcome({"t_bug": P, "t_ok": S}),
             (),
             False,
-            "newly skipped or expected to fail",
+            "newly skipped",
+        ),
+        (
+            _outcome(FIXED_BASE),
+            _outcome({"t_bug": P, "t_ok": X}),
+            (),
+            False,
+            "newly expected to fail",
         ),
         (_outcome({}), _outcome({}), (), False, "zero tests on both sides"),
         (_outcome(FIXED_BASE), _outcome({}), (), False, "head run executed zero tests"),

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from verify_pr.models.report import TestCase, TestStatus
-from verify_pr.verify.select import pytest_node_id, selector
+from verify_pr.verify.select import batch_selector, pytest_node_id, selector
 from verify_pr.verify.testpaths import rule_for, split
 
 
@@ -140,3 +140,23 @@ def test_compare_cli_takes_cpus_and_memory(monkeypatch: pytest.MonkeyPatch, tmp_
         cli._main(argv)
     assert seen[0].resources.cpus == 2 and seen[0].resources.memory_mib == 2048
     assert cli.main([*argv[:-2], "--cpus", "100"]) == cli.EXIT_USAGE
+
+
+def test_the_proof_runs_together_in_one_selector_each_test_quoted() -> None:
+    a, b = (
+        _case("t_a", "tests.test_x", "tests/test_x.py"),
+        _case("t_b", "tests.test_y", "tests/test_y.py"),
+    )
+    assert batch_selector("pytest", [a, b]) == "tests/test_x.py::t_a tests/test_y.py::t_b"
+    js1, js2 = (
+        _case("adds (a+b)", "math sum", "src/m.test.js"),
+        _case("subs", None, "src/m.test.js"),
+    )
+    assert batch_selector("jest", [js1, js2]) == (
+        "-t '^(?:math sum adds \\(a\\+b\\)|subs)$' -- 'src\\/m\\.test\\.js'"
+    )
+    assert batch_selector("vitest", [js1, js2]) == "src/m.test.js -t '(?:adds \\(a\\+b\\)|subs)$'"
+    # one test no selector can reach spoils the batch; none is no batch
+    assert batch_selector("pytest", [a, _case("t\\x1b", "m", "m.py")]) is None
+    assert batch_selector("custom", [js1]) is None
+    assert batch_selector("pytest", []) is None
