@@ -35,6 +35,7 @@ from verify_pr.publish.conclusion import conclusion_for  # noqa: E402
 from verify_pr.publish.intake import validate_artifact  # noqa: E402
 from verify_pr.publish.summary import render as render_check  # noqa: E402
 from verify_pr.publish.trust import Trust  # noqa: E402
+from verify_pr.render.job_summary import compare_job_summary  # noqa: E402
 
 PICTURES = ROOT / "docs" / "pictures"
 CASES = ("verified", "not-proven")
@@ -152,7 +153,7 @@ def markdown_for(case: str) -> tuple[str, str, str]:
     output = render_check(intake, trust, conclusion)
     check = f"# {output.title}\n\n{output.summary}\n{output.text or ''}"
     result = CompareResult.model_validate_json(files[COMPARE_RESULT_FILE])
-    return conclusion.value, check, action.render_compare_summary(result)
+    return conclusion.value, check, compare_job_summary(result)
 
 
 def _html(title: str, badge: str, body_md: str) -> str:

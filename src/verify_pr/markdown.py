@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from verify_pr.models.compare import TransitionCounts
 from verify_pr.utf8 import cut_utf8, utf8_len
 
 CHECK_RUN_TEXT_MAX_BYTES = 65535
@@ -143,20 +142,3 @@ def fit_markdown(
             return prefix + needed + notice, True
         closing = needed
     return cut_utf8(notice, max_bytes), True
-
-
-def transition_counts_table(c: TransitionCounts) -> str:
-    """The comparison's counts, one row, as the job summary and the check run show them."""
-    counts = (
-        c.fail_to_pass,
-        c.pass_to_fail,
-        c.pass_to_pass,
-        c.fail_to_fail,
-        c.added,
-        c.removed,
-        c.skipped,
-    )
-    return table(
-        ("FAIL→PASS", "PASS→FAIL", "PASS→PASS", "FAIL→FAIL", "added", "removed", "skipped"),
-        [tuple(str(n) for n in counts)],
-    )

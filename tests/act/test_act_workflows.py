@@ -33,7 +33,7 @@ from tests.action.helpers import (
 from tests.conftest import require_docker
 from tests.git_helpers import checkout, commit, git, init_repo
 from tests.github_fake.server import TOKEN, FakeGitHub
-from verify_pr.github.base_image import build_base_image
+from verify_pr.action.base_image import build_base_image
 
 PYTHON_IMAGE = "verify-pr-python:local"
 DOCS_IMAGE = re.compile(r"image: ghcr\.io/your-org/your-test-image@sha256:0{64}")

@@ -111,7 +111,8 @@ def test_every_output_is_set_by_the_verify_step() -> None:
     """Each output of action.yml reads an output the verify step's code sets, and back."""
     from verify_pr.action import COUNT_OUTPUTS
 
-    source = (ROOT / "src" / "verify_pr" / "action.py").read_text(encoding="utf-8")
+    package = ROOT / "src" / "verify_pr" / "action"
+    source = "".join(p.read_text(encoding="utf-8") for p in sorted(package.glob("*.py")))
     set_names = set(re.findall(r'set_output\("([a-z-]+)"', source))
     set_names |= set(COUNT_OUTPUTS)
     read = set()

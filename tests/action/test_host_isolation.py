@@ -216,7 +216,7 @@ def strip_isolation(dest: Path) -> Path:
         "publish/action.yml": [(r"\n\s*working-directory:[^\n]*", ""), (r" -I -m ", " -m ")],
         "entrypoint": [(r" -I -m ", " -m ")],
         "scripts/action_install.sh": [(r" -I ", " ")],
-        "src/verify_pr/action.py": [(r'"-I", ', "")],
+        "src/verify_pr/action/commands.py": [(r'"-I", ', "")],
     }
     for name, substitutions in edits.items():
         path = dest / name
@@ -296,7 +296,7 @@ def test_every_host_python_runs_isolated() -> None:
             found += 1
             assert match.group(2) == "-I", (where, match.group(0))
     assert found >= 6
-    action_py = (ROOT / "src" / "verify_pr" / "action.py").read_text(encoding="utf-8")
+    action_py = (ROOT / "src" / "verify_pr" / "action" / "commands.py").read_text(encoding="utf-8")
     assert 'sys.executable, "-m"' not in action_py
     assert 'HOST_PYTHON = (sys.executable, "-I", "-m")' in action_py
 

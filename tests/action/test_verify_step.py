@@ -4,6 +4,8 @@ and untrusted output kept away from workflow commands."""
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ import pytest
 from tests.action.compare_builders import case, compare_result
 from tests.action.test_publish_hostile import HOSTILE_NAME, verdict_file
 from verify_pr import action
+from verify_pr.action.outputs import print_untrusted
 from verify_pr.errors import ConfigError
 from verify_pr.github.actions_io import ActionsIO
 from verify_pr.github.credentials import held_credentials
@@ -23,6 +26,7 @@ from verify_pr.models.compare import (
 )
 from verify_pr.models.report import TestCase, TestStatus
 from verify_pr.models.verdict import Verdict
+from verify_pr.render.job_summary import run_job_summary
 
 
 @pytest.fixture
@@ -179,9 +183,9 @@ def test_compare_step(
             )
         return subprocess.CompletedProcess(argv, verifier_exit, b"::error::verifier\n", b"")
 
-    monkeypatch.setattr(action.subprocess, "run", fake_verifier)
+    monkeypatch.setattr(subprocess, "run", fake_verifier)
     stream = io.StringIO()
-    monkeypatch.setattr(action.sys, "stdout", stream)
+    monkeypatch.setattr(sys, "stdout", stream)
     assert action.main([], env) == step_exit
     assert seen and seen[0][1:5] == ["-I", "-m", "verify_pr.verify.cli", "compare"]
     outputs = Path(env["GITHUB_OUTPUT"]).read_text()
@@ -266,7 +270,7 @@ def test_summary_escapes_pr_strings() -> None:
         status=TestStatus.FAILED,
         message="@admin <script>",
     )
-    text = action.render_summary(verdict_file(Verdict.FAIL, (case,)))
+    text = run_job_summary(verdict_file(Verdict.FAIL, (case,)))
     assert "verify-pr: FAIL" in text
     assert "@octocat" not in text and "@admin" not in text and "<script>" not in text
     assert "(https://evil" not in text
@@ -275,7 +279,7 @@ def test_summary_escapes_pr_strings() -> None:
 def test_untrusted_output_cannot_issue_commands(tmp_path: Path) -> None:
     stream = io.StringIO()
     io_ = ActionsIO(output_path=tmp_path / "o", summary_path=tmp_path / "s", stream=stream)
-    action._print_untrusted(io_, "output", b"::set-env name=X::y\n::add-mask::z\n")
+    print_untrusted(io_, "output", b"::set-env name=X::y\n::add-mask::z\n")
     lines = stream.getvalue().splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("::stop-commands::"))
     token = lines[start].removeprefix("::stop-commands::")
@@ -302,7 +306,7 @@ def test_exit_code_table(
             (out / "output.txt").write_text("::warning::from the PR\n")
         return subprocess.CompletedProcess(argv, verifier_exit, b"", b"")
 
-    monkeypatch.setattr(action.subprocess, "run", fake_verifier)
+    monkeypatch.setattr(subprocess, "run", fake_verifier)
     assert action.main([], env) == step_exit
     outputs = Path(env["GITHUB_OUTPUT"]).read_text()
     if step_exit == action.EXIT_OK:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import io
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from verify_pr import action, exit_codes
+from verify_pr.action import step
 from verify_pr.errors import InputRefused, SandboxBlocked
 from verify_pr.models.compare import CompareVerdict
 from verify_pr.models.verdict import Verdict
@@ -93,9 +95,10 @@ def test_action_crash_sets_status_crashed(
     output = tmp_path / "output"
     output.touch()
     env = {"GITHUB_OUTPUT": str(output), "GITHUB_STEP_SUMMARY": str(tmp_path / "summary")}
-    monkeypatch.setattr(action, "run", _raise(RuntimeError("a bug")))
-    monkeypatch.setattr(action.sys, "stdout", io.StringIO())
+    monkeypatch.setattr(step, "run", _raise(RuntimeError("a bug")))
+    stdout = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", stdout)
     assert action.main([], env) == action.EXIT_CRASHED
     assert "crashed" in output.read_text()
-    assert "verify-pr crashed: RuntimeError: a bug" in action.sys.stdout.getvalue()
+    assert "verify-pr crashed: RuntimeError: a bug" in stdout.getvalue()
     assert "Traceback" in capsys.readouterr().err

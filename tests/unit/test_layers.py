@@ -8,10 +8,11 @@ cannot see unless the function runs), is read from the syntax tree.
 | layer                    | may not import                                         |
 |--------------------------|--------------------------------------------------------|
 | publish (checks: write)  | sandbox, runners, reports, verify, git, action, docker |
+| action (the verify step) | sandbox, runners, reports, verify, publish (the verifier runs in a child process) |
 | sandbox                  | runners, reports, verify, git, action, publish, github |
 | reports, runners         | verify, action, publish, github                        |
 | verify                   | action, publish, github                                |
-| shared: models, markdown, errors, exit_codes, utf8 | everything above, docker     |
+| shared: models, markdown, render, github, errors, exit_codes, utf8 | everything above, docker |
 | contract (names, defaults) | all of the above but errors, and models, docker        |
 """
 
@@ -32,15 +33,18 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "reports": ("verify", "action", "publish", "github"),
     "runners": ("verify", "action", "publish", "github"),
     "verify": ("action", "publish", "github"),
+    "action": ("sandbox", "runners", "reports", "verify", "publish"),
+    "github": (*PR_SIDE, "publish", "docker"),
     "models": (*PR_SIDE, "publish", "github", "docker"),
     "markdown": (*PR_SIDE, "publish", "github", "docker"),
-    "compare_markdown": (*PR_SIDE, "publish", "github", "docker"),
+    "render": (*PR_SIDE, "publish", "github", "docker"),
     "errors": (*PR_SIDE, "publish", "github", "docker"),
     "exit_codes": (*PR_SIDE, "publish", "github", "docker"),
     "utf8": (*PR_SIDE, "publish", "github", "docker"),
-    "contract": (*PR_SIDE, "publish", "github", "docker", "models", "markdown", "compare_markdown"),
+    "contract": (*PR_SIDE, "publish", "github", "docker", "models", "markdown", "render"),
 }
 ENTRY_POINTS = {
+    "verify_pr.action": FORBIDDEN["action"],
     "verify_pr.publish.main": FORBIDDEN["publish"],
     "verify_pr.sandbox.cli": FORBIDDEN["sandbox"],
     "verify_pr.sandbox.run": FORBIDDEN["sandbox"],

@@ -149,7 +149,7 @@ class VerifySettings(BoundaryModel):
     memory: Annotated[str, Field(pattern=r"^[0-9]{1,6}[mg]$")] = "512m"
     flake_runs: Annotated[int, Field(ge=0, le=MAX_FLAKE_RUNS)] = DEFAULT_FLAKE_RUNS
     build_dockerfile: Annotated[str, Field(max_length=1024)] = ""
-    """A Dockerfile in base's tree to build ``image`` from (``github.base_image``)."""
+    """A Dockerfile in base's tree to build ``image`` from (``action.base_image``)."""
     workspace: Annotated[str, Field(min_length=1, max_length=4096)]
     runner_temp: Annotated[str, Field(min_length=1, max_length=4096)]
     event_path: Annotated[str, Field(max_length=4096)] = ""

@@ -13,7 +13,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, assert_never
+from typing import TYPE_CHECKING, NoReturn
 
 from verify_pr.contract import (
     AUTO,
@@ -33,6 +33,7 @@ from verify_pr.errors import InputRefused, SandboxBlocked, VerifyPrError
 from verify_pr.exit_codes import CRASHED, report_crash
 from verify_pr.models.compare import CompareVerdict
 from verify_pr.models.verdict import Verdict, VerdictFile
+from verify_pr.render.terminal import run_summary
 
 if TYPE_CHECKING:
     from verify_pr.sandbox.spool import ReportSpool
@@ -148,7 +149,7 @@ def _main(argv: list[str]) -> int:
     )
     outcome = run_suite(repo, plan, image, timeout_s, max_output, resources)
     write_all(out, outcome.verdict, outcome.run.output, outcome.run.report)
-    print(summary(outcome.verdict, out))
+    print(run_summary(outcome.verdict, out))
     return EXIT_CODES[outcome.verdict.verdict]
 
 
@@ -254,40 +255,6 @@ def write_all(out: Path, verdict: VerdictFile, output: bytes, report: ReportSpoo
     (out / VERDICT_FILE).unlink(missing_ok=True)  # never a stale verdict beside new files
     write_out(out, verdict.sandbox, output, report)
     write_atomic(out, VERDICT_FILE, verdict.model_dump_json(indent=2).encode() + b"\n")
-
-
-def summary(verdict: VerdictFile, out: Path) -> str:
-    """A few lines for a human; every string from the PR is shown escaped."""
-    match verdict.verdict:
-        case Verdict.PASS:
-            head = "PASS: the suite ran in the sandbox and its report shows no failure"
-        case Verdict.FAIL:
-            head = "FAIL: the report shows failing tests"
-        case Verdict.NOT_PROVEN:
-            head = "NOT PROVEN: the run does not support a verdict"
-        case Verdict.BLOCKED:
-            head = "BLOCKED: the sandbox could not run (this says nothing about the PR)"
-        case _ as unreachable:
-            assert_never(unreachable)
-    version = _shown(verdict.runner_version or "")
-    lines = [head, f"runner: {_shown(verdict.runner)} {version}".rstrip()]
-    if verdict.totals:
-        t = verdict.totals
-        lines.append(
-            f"tests: {t.total} total, {t.passed} passed, {t.failed} failed, {t.error} errors, "
-            f"{t.skipped} skipped"
-        )
-    lines += [f"- {_shown(reason)}" for reason in verdict.reasons]
-    lines.append(f"files: {out}")
-    return "\n".join(lines)
-
-
-def _shown(text: str) -> str:
-    """One terminal line: controls and bidi escaped, and newlines too (no forged lines)."""
-    from verify_pr.models.report import clean_text
-
-    escaped = clean_text(text, len(text) * 6 + 1)
-    return escaped.replace("\n", "\\n").replace("\t", "\\t")
 
 
 if __name__ == "__main__":

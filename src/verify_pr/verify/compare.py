@@ -9,10 +9,8 @@ tests the PR edits stood before it. Pure parts here take data and return data.
 
 from __future__ import annotations
 
-import fnmatch
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 
 from verify_pr.models.compare import (
     MAX_COMPARE_REASONS,
@@ -30,145 +28,17 @@ from verify_pr.models.compare import (
 from verify_pr.models.report import (
     EXECUTED,
     FAILING,
-    STATUS_RANK,
     RedFlag,
-    TestCase,
-    TestReport,
     TestStatus,
-    Totals,
 )
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.transitions import classify, count
 from verify_pr.models.verdict import REASON_MAX_CHARS, Verdict, VerdictFile
 from verify_pr.verify.suite import SuiteOutcome
+from verify_pr.verify.testcases import expand_load_failures, statuses, worst_cases
 from verify_pr.verify.trees import overlay_harness, overlay_paths
 
 __all__ = ["overlay_harness", "overlay_paths"]
-
-# Files that decide how the tests run or how their results are reported (matched on the
-# file name at any depth, or on the first path component for module shadows).
-HARNESS_NAMES = (
-    "conftest.py",
-    "pytest.ini",
-    "pytest.toml",
-    ".pytest.toml",
-    "pyproject.toml",
-    "setup.cfg",
-    "tox.ini",
-    "sitecustomize.py",
-    "usercustomize.py",
-    "*.pth",
-    "package.json",
-    "jest.config.*",
-    "jest.setup.*",
-    "jest-setup.*",
-    "vitest.config.*",
-    "vitest.workspace.*",
-    "vitest.setup.*",
-    "vite.config.*",
-    "setupTests.*",
-    "test-setup.*",
-    "bunfig.toml",
-    "package-lock.json",
-    "npm-shrinkwrap.json",
-    "yarn.lock",
-    "pnpm-lock.yaml",
-    "pnpm-workspace.yaml",
-    "bun.lock",
-    "bun.lockb",
-    ".npmrc",
-    ".yarnrc",
-    ".yarnrc.yml",
-    "poetry.lock",
-    "uv.lock",
-    "pdm.lock",
-    "Pipfile.lock",
-)
-# A top-level module of these names shadows the installed runner under `python3 -m pytest`.
-HARNESS_TOP_LEVEL = ("pytest.py", "pytest", "_pytest", "pluggy", "pluggy.py", "py.py", "iniconfig")
-HARNESS_DIRS = ("node_modules", ".yarn", ".pnp.cjs", ".pnp.js")
-
-
-def is_harness_path(path: str) -> bool:
-    parts = PurePosixPath(path).parts
-    if not parts:
-        return False
-    if parts[0] in HARNESS_TOP_LEVEL or any(part in HARNESS_DIRS for part in parts):
-        return True
-    return any(fnmatch.fnmatchcase(parts[-1], pattern) for pattern in HARNESS_NAMES)
-
-
-def harness_files(changed: Iterable[str]) -> list[str]:
-    return sorted({path for path in changed if is_harness_path(path)})
-
-
-def worst(report: TestReport | None) -> dict[str, TestStatus]:
-    return report.worst_by_id() if report is not None else {}
-
-
-def worst_cases(verdict: VerdictFile) -> dict[str, TestCase]:
-    """One case per id, the worst status kept (as the publish job recomputes it)."""
-    found: dict[str, TestCase] = {}
-    for case in verdict.testcases:
-        seen = found.get(case.id)
-        if seen is None or STATUS_RANK[case.status] > STATUS_RANK[seen.status]:
-            found[case.id] = case
-    return found
-
-
-def statuses(verdict: VerdictFile | None) -> dict[str, TestStatus]:
-    if verdict is None:
-        return {}
-    return {i: c.status for i, c in worst_cases(verdict).items()}
-
-
-LOAD_ERROR_NAMES = ("(test file failed to run)",)
-
-
-def is_load_failure(case: TestCase) -> bool:
-    """A runner's stand-in for a test file that could not load (pytest collection error,
-    jest/vitest suite failure): it stands for every test of that file."""
-    if case.status not in FAILING or case.file is None:
-        return False
-    if case.classname is None:  # pytest: an errored module; a JS top-level test only fails
-        return case.status is TestStatus.ERROR or case.name in LOAD_ERROR_NAMES
-    return case.name == case.classname  # vitest's stand-in for an unloadable file
-
-
-def expand_load_failures(
-    before: VerdictFile, head: VerdictFile, texts: Mapping[str, str] | None = None
-) -> VerdictFile:
-    """A test whose file cannot load on base's code failed there: each head test of such a
-    file gets an ``error`` case in the before run, with the load error as its message.
-
-    The stand-in is dropped once its file's tests stand in for it; a file with no test on
-    head keeps it. The result is what the comparison embeds as its before run.
-    """
-    stand_ins = {c.file: c for c in before.testcases if is_load_failure(c)}
-    if not stand_ins:
-        return before
-    known = {c.id for c in before.testcases}
-    added: list[TestCase] = []
-    covered: set[str] = set()
-    for case in worst_cases(head).values():
-        stand_in = stand_ins.get(case.file)
-        if stand_in is None or case.id in known or is_load_failure(case):
-            continue
-        covered.add(stand_in.id)
-        added.append(
-            case.model_copy(
-                update={
-                    "status": TestStatus.ERROR,
-                    "message": "the test file could not load on base's code: "
-                    + ((texts or {}).get(case.file or "") or stand_in.message or "no message"),
-                    "duration_s": None,
-                }
-            )
-        )
-    cases = [c for c in before.testcases if c.id not in covered] + added
-    if not added or len(cases) > 10_000:
-        return before
-    return before.model_copy(update={"testcases": tuple(cases), "totals": Totals.count(cases)})
 
 
 @dataclass(frozen=True)

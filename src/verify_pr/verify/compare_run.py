@@ -37,7 +37,14 @@ from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.sandbox.resources import DEFAULT_RESOURCES, Resources
 from verify_pr.sandbox.run import SandboxRun
 from verify_pr.verify import compare, harness_closure
+from verify_pr.verify.harness import harness_files
 from verify_pr.verify.suite import SuiteOutcome, SuitePlan
+from verify_pr.verify.testcases import (
+    expand_load_failures,
+    is_load_failure,
+    statuses,
+    worst_cases,
+)
 from verify_pr.verify.testpaths import TestPathRule, rule_for, split
 
 MAX_RERUN_IDS = 10
@@ -353,12 +360,12 @@ def _confirm(
 
     if request.flake_runs == 0:
         return _Confirmation()
-    before_file = compare.expand_load_failures(before.verdict, head.verdict)
-    transitions = classify(compare.statuses(before_file), compare.statuses(head.verdict))
+    before_file = expand_load_failures(before.verdict, head.verdict)
+    transitions = classify(statuses(before_file), statuses(head.verdict))
     f2p = [t.id for t in transitions if t.transition is Transition.FAIL_TO_PASS]
     if not f2p:
         return _Confirmation()
-    head_cases = compare.worst_cases(head.verdict)
+    head_cases = worst_cases(head.verdict)
     cases = [head_cases[test_id] for test_id in f2p[:MAX_RERUN_IDS]]
     together = [c for c in cases if batch_selector(plan.runner, [c]) is not None]
     # an own command (or a name no selector can reach) re-runs whole, one test at a time:
@@ -412,7 +419,7 @@ def _judge_rerun(outcome: SuiteOutcome, case: TestCase, want_failure: bool) -> s
             (
                 c.status
                 for c in outcome.report.testcases
-                if c.file == case.file and compare.is_load_failure(c)
+                if c.file == case.file and is_load_failure(c)
             ),
             None,
         )
@@ -452,7 +459,7 @@ def _refused(request: CompareRequest, base_sha: str, head_sha: str, trees: _Tree
         head_sha,
         outcome,
         outcome,
-        compare.harness_files(trees.changed),
+        harness_files(trees.changed),
         request.strict_harness,
         evidence=compare.Evidence(refusal=why),
         context=trees.context,

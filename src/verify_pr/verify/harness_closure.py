@@ -1,6 +1,6 @@
 """Harness beyond names: links, imports, renames, and submodules the export leaves empty.
 
-A file judges the PR when a harness file (matched by name, ``compare.is_harness_path``)
+A file judges the PR when a harness file (matched by name, ``harness.is_harness_path``)
 reaches it: a symlink resolving to a harness file, a module a harness file imports from the
 tree (its import closure, followed transitively), a file a harness file names in a string
 (pytest_plugins, jest setupFiles, ``require``), or the new name of a renamed harness file.
@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from verify_pr.verify.compare import HARNESS_DIRS, is_harness_path
+from verify_pr.verify.harness import HARNESS_DIRS, is_harness_path
 
 MAX_WALK_ENTRIES = 500_000  # entries walked per tree (as the sandbox guard allows)
 MAX_CLOSURE_FILES = 2_000  # files in the closure

@@ -12,6 +12,7 @@ from tests.sandbox_helpers import make_repo
 from verify_pr.models.report import ReportFormat, TestCase, TestReport, TestStatus
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict, VerdictFile
+from verify_pr.render.terminal import run_summary
 from verify_pr.sandbox.run import SandboxRun
 from verify_pr.verify import cli, suite
 
@@ -205,7 +206,7 @@ def _verdict(verdict: Verdict, reasons: tuple[str, ...] = ("why",), **over: obje
     ],
 )
 def test_summary_heads(verdict: Verdict, head: str) -> None:
-    lines = cli.summary(_verdict(verdict), Path("/o")).splitlines()
+    lines = run_summary(_verdict(verdict), Path("/o")).splitlines()
     assert lines[0].startswith(head)
     assert lines[1] == "runner: pytest 8.3.5"
     assert lines[2] == "tests: 1 total, 1 passed, 0 failed, 0 errors, 0 skipped"
@@ -214,7 +215,7 @@ def test_summary_heads(verdict: Verdict, head: str) -> None:
 
 
 def test_summary_without_totals_or_version() -> None:
-    lines = cli.summary(
+    lines = run_summary(
         _verdict(Verdict.NOT_PROVEN, totals=None, runner_version=None, testcases=()), Path("/o")
     ).splitlines()
     assert lines[1] == "runner: pytest"
@@ -223,7 +224,7 @@ def test_summary_without_totals_or_version() -> None:
 
 def test_summary_escapes_pr_strings() -> None:
     """A reason can quote repo paths (conftest dirs): no escape sequence, no forged line."""
-    text = cli.summary(
+    text = run_summary(
         _verdict(Verdict.FAIL, ("2 conftest.py file(s) (\x1b[2Ka/\nPASS: fake/conftest.py)",)),
         Path("/o"),
     )

@@ -16,7 +16,9 @@ from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.sandbox.run import SandboxRun
 from verify_pr.verify import compare as cmp
 from verify_pr.verify import compare_summary
+from verify_pr.verify.harness import harness_files, is_harness_path
 from verify_pr.verify.suite import SuiteOutcome
+from verify_pr.verify.testcases import is_load_failure, worst
 
 P, F, E, S = TestStatus.PASSED, TestStatus.FAILED, TestStatus.ERROR, TestStatus.SKIPPED
 X = TestStatus.EXPECTED_FAILURE
@@ -69,8 +71,8 @@ def test_pairing_uses_worst_status_per_id() -> None:
         TestCase.build(name="t", classname="m", file="m.py", line=1, status=E),
     ]
     report = TestReport.build(format=ReportFormat.JUNIT, testcases=cases)
-    assert cmp.worst(report) == {"m.py::m::t": E}
-    assert cmp.worst(None) == {}
+    assert worst(report) == {"m.py::m::t": E}
+    assert worst(None) == {}
 
 
 def _outcome(
@@ -327,11 +329,11 @@ def test_summary_escapes_untrusted_test_ids() -> None:
     ],
 )
 def test_harness_paths(path: str, harness: bool) -> None:
-    assert cmp.is_harness_path(path) is harness
+    assert is_harness_path(path) is harness
 
 
 def test_harness_files_sorted_unique() -> None:
-    assert cmp.harness_files(["b/conftest.py", "calc.py", "a.pth", "a.pth"]) == [
+    assert harness_files(["b/conftest.py", "calc.py", "a.pth", "a.pth"]) == [
         "a.pth",
         "b/conftest.py",
     ]
@@ -499,7 +501,7 @@ def test_load_failure_stand_ins(
     name: str, classname: str | None, status: TestStatus, stand_in: bool
 ) -> None:
     case = TestCase.build(name=name, classname=classname, file="f.py", line=None, status=status)
-    assert cmp.is_load_failure(case) is stand_in
+    assert is_load_failure(case) is stand_in
 
 
 @pytest.mark.parametrize("strict", [False, True])

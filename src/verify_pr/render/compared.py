@@ -1,8 +1,7 @@
 """The Markdown of a comparison that every summary leads with: the proof, and what was compared.
 
-Shared by the verifier's compare_summary.md, the action's job summary and the publish job's
-check run, so it depends on the models and the Markdown helpers only. Every string from the PR
-is escaped.
+Shared by compare_summary.md, the action's job summary and the check run. Every string from the
+PR is escaped.
 """
 
 from __future__ import annotations

@@ -1,0 +1,54 @@
+"""The verify step's entry: the arguments, and every error mapped to an exit code once.
+
+Exit codes: 0 a verdict was written (the action's last step turns it into the job result),
+2 refused (settings, credentials, inputs the verifier refused), 3 the verifier crashed or wrote
+no verdict, or the step itself crashed (then the ``status`` output is ``crashed``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Mapping, Sequence
+
+from verify_pr.action import step
+from verify_pr.action.image import build_image, check_pull_image
+from verify_pr.errors import ConfigError, SandboxBlocked, VerifyPrError
+from verify_pr.exit_codes import report_crash
+from verify_pr.github.actions_io import ActionsIO, escape_data
+from verify_pr.github.settings import read_input
+
+EXIT_OK, EXIT_REFUSED, EXIT_CRASHED = step.EXIT_OK, step.EXIT_REFUSED, step.EXIT_CRASHED
+
+
+def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    environ = os.environ if env is None else env
+    # check-pull's stdout is the image reference, captured by the step with $(...): its
+    # errors go to stderr, which the runner reads for workflow commands too.
+    errors = sys.stderr if args == ["check-pull"] else sys.stdout
+    try:
+        if args == ["check-pull"]:
+            print(check_pull_image(read_input(environ, "image")))
+            return EXIT_OK
+        if args == ["build-image"]:
+            build_image(environ, sys.stdout)
+            return EXIT_OK
+        if args:
+            raise ConfigError(f"unknown arguments {args!r}")
+        return step.run(environ, sys.stdout)
+    except SandboxBlocked as exc:
+        print(f"::error title=verify-pr::{escape_data(exc.diagnostics())}", file=errors, flush=True)
+        return EXIT_CRASHED
+    except VerifyPrError as exc:
+        message = escape_data(exc.diagnostics())
+        print(f"::error title=verify-pr refused::{message}", file=errors, flush=True)
+        return EXIT_REFUSED
+    except Exception as exc:  # a bug: the step fails with "crashed", never a verdict
+        report_crash("verify-pr action", exc)
+        with contextlib.suppress(Exception):  # best effort: the output file may be the bug
+            ActionsIO.from_env(environ, sys.stdout).set_output("status", "crashed")
+        message = escape_data(f"verify-pr crashed: {type(exc).__name__}: {exc}")
+        print(f"::error title=verify-pr crashed::{message}", file=errors, flush=True)
+        return EXIT_CRASHED

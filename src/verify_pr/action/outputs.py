@@ -1,0 +1,86 @@
+"""What the verify step leaves behind: step outputs, the untrusted log, the upload folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+from verify_pr.contract import COMPARE_RESULT_FILE, COMPARE_SUMMARY_FILE
+from verify_pr.github.actions_io import ActionsIO
+from verify_pr.models.compare import (
+    COMPARE_SIDES,
+    SIDE_FILES,
+    CompareResult,
+    Transition,
+    side_file,
+)
+from verify_pr.models.report import Totals
+from verify_pr.models.sandbox import RunStatus
+
+LOG_OUTPUT_MAX_BYTES = 1 << 20
+# a job's outputs share 1 MiB on GitHub: the output lists the first ids, the artifact all
+MAX_FAIL_TO_PASS_OUTPUT = 200
+COUNT_OUTPUTS = ("total", "passed", "failed", "errors", "skipped")
+
+
+def print_untrusted(io: ActionsIO, title: str, data: bytes) -> None:
+    """The verifier's or the PR's text to the log, with workflow commands off."""
+    text = data[:LOG_OUTPUT_MAX_BYTES].decode("utf-8", "replace")
+    io.stream.write(f"verify-pr: {title} (untrusted; workflow commands are off):\n")
+    with io.untrusted_log() as write:
+        write(text)
+
+
+def set_count_outputs(io: ActionsIO, totals: Totals | None) -> None:
+    """The report's counts as outputs (``COUNT_OUTPUTS``); empty with no report."""
+    values = ("",) * len(COUNT_OUTPUTS)
+    if totals is not None:
+        values = tuple(
+            str(n)
+            for n in (totals.total, totals.passed, totals.failed, totals.error, totals.skipped)
+        )
+    for name, value in zip(COUNT_OUTPUTS, values, strict=True):
+        io.set_output(name, value)
+
+
+def fail_to_pass_output(result: CompareResult) -> str:
+    """The FAIL_TO_PASS test ids as a JSON array (ASCII-escaped: the ids are the PR's text)."""
+    ids = [t.id for t in result.transitions if t.transition is Transition.FAIL_TO_PASS]
+    return json.dumps(ids[:MAX_FAIL_TO_PASS_OUTPUT], ensure_ascii=True)
+
+
+def compare_status(result: CompareResult) -> str:
+    """One status for two runs: the first side that did not complete, else COMPLETED."""
+    for verdict in (result.base, result.head):
+        if verdict.sandbox.status is not RunStatus.COMPLETED:
+            return verdict.sandbox.status.value
+    return RunStatus.COMPLETED.value
+
+
+def flatten_compare(out: Path, upload: Path) -> list[str]:
+    """Copy what ``verify-pr compare`` wrote into ``upload`` under the flat artifact names.
+
+    Only regular files (never a link) of the allow-listed names are copied; ``upload`` is
+    created and must not exist. Returns the names written.
+    """
+    sources = {COMPARE_RESULT_FILE: out / COMPARE_RESULT_FILE}
+    sources[COMPARE_SUMMARY_FILE] = out / COMPARE_SUMMARY_FILE
+    for side in COMPARE_SIDES:
+        for name in SIDE_FILES:
+            sources[side_file(side, name)] = out / side / name
+    upload.mkdir(mode=0o700)
+    written = []
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+    for name, source in sources.items():
+        try:
+            if not stat.S_ISREG(os.lstat(source).st_mode):
+                continue
+        except FileNotFoundError:
+            continue
+        data = source.read_bytes()
+        with os.fdopen(os.open(upload / name, flags, 0o600), "wb") as handle:
+            handle.write(data)
+        written.append(name)
+    return written

@@ -1,0 +1,159 @@
+"""The verify step: refuse credentials, launch the verifier, read its verdict, report it.
+
+The verifier runs in a child process (``commands``); its messages and the check's output are
+untrusted text for the log (``outputs.print_untrusted``). A verifier exit code that is not a
+verdict's, or a verdict file that is missing, invalid or disagrees with the exit code, is
+SandboxBlocked: the step fails without a verdict.
+"""
+
+from __future__ import annotations
+
+import secrets
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TextIO, assert_never
+
+from pydantic import ValidationError
+
+from verify_pr.action.commands import compare_argv, verifier_argv
+from verify_pr.action.outputs import (
+    compare_status,
+    fail_to_pass_output,
+    flatten_compare,
+    print_untrusted,
+    set_count_outputs,
+)
+from verify_pr.contract import COMPARE_RESULT_FILE, OUTPUT_FILE, VERDICT_FILE
+from verify_pr.errors import ConfigError, SandboxBlocked
+from verify_pr.github.actions_io import ActionsIO
+from verify_pr.github.credentials import check_credentials
+from verify_pr.github.settings import Mode, VerifySettings
+from verify_pr.markdown import fit_markdown
+from verify_pr.models.compare import COMPARE_SIDES, CompareResult, CompareVerdict
+from verify_pr.models.verdict import Verdict, VerdictFile
+from verify_pr.render.job_summary import compare_job_summary, run_job_summary
+
+# The step's exit codes (``entry`` maps errors to them): a verdict was written, refused (the
+# verifier's own refusal code too), and crashed or no verdict.
+EXIT_OK = 0
+EXIT_REFUSED = 2
+EXIT_CRASHED = 3
+JOB_SUMMARY_MAX_BYTES = 1 << 19
+COMPARE_EXIT_VERDICTS = {
+    0: CompareVerdict.VERIFIED,
+    3: CompareVerdict.BLOCKED,
+    4: CompareVerdict.NOT_PROVEN,
+}
+VERIFIER_EXIT_VERDICTS = {
+    0: Verdict.PASS,
+    1: Verdict.FAIL,
+    3: Verdict.BLOCKED,
+    4: Verdict.NOT_PROVEN,
+}
+
+
+def run(env: Mapping[str, str], stream: TextIO) -> int:
+    """The step: refuse credentials, run the verifier, report; returns the exit code."""
+    settings = VerifySettings.from_env(env)
+    check_credentials(env, Path(settings.workspace), settings.repo)
+    io = ActionsIO.from_env(env, stream)
+    match settings.mode:
+        case Mode.RUN:
+            if settings.strict_harness:
+                raise ConfigError(
+                    "strict-harness applies to mode compare only", hint="drop strict-harness"
+                )
+            return _run_once(settings, env, io, stream)
+        case Mode.COMPARE:
+            return _run_compare(settings, env, io, stream)
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+def _launch(io: ActionsIO, argv: list[str], env: Mapping[str, str], what: str, hint: str) -> int:
+    """Run the verifier; its messages go to the log as untrusted text. Returns its exit code."""
+    done = subprocess.run(argv, capture_output=True, check=False, env=dict(env))
+    print_untrusted(io, "verifier messages", done.stdout + done.stderr)
+    if done.returncode == EXIT_REFUSED:
+        io.set_output("status", "refused")
+        raise ConfigError(f"{what} refused its inputs", hint=hint)
+    return done.returncode
+
+
+def _run_once(
+    settings: VerifySettings, env: Mapping[str, str], io: ActionsIO, stream: TextIO
+) -> int:
+    out = Path(settings.runner_temp) / f"verify-pr-out-{secrets.token_hex(8)}"
+    code = _launch(
+        io, verifier_argv(settings, out), env, "verify-pr run", "see the verifier messages above"
+    )
+    if code not in VERIFIER_EXIT_VERDICTS:
+        io.set_output("status", "crashed")
+        raise SandboxBlocked(
+            f"verify-pr run exited {code} without a verdict",
+            hint="see the verifier messages above",
+        )
+    try:
+        verdict = VerdictFile.model_validate_json((out / VERDICT_FILE).read_bytes())
+    except (OSError, ValidationError) as exc:
+        raise SandboxBlocked(f"the verifier wrote no valid {VERDICT_FILE}: {exc}") from exc
+    output = out / OUTPUT_FILE
+    if output.is_file():
+        print_untrusted(io, "the check's output", output.read_bytes())
+    io.append_summary(fit_markdown(run_job_summary(verdict), JOB_SUMMARY_MAX_BYTES)[0])
+    io.set_output("verdict", verdict.verdict.value)
+    io.set_output("status", verdict.sandbox.status.value)
+    set_count_outputs(io, verdict.totals)
+    io.set_output("fail-to-pass", "[]")
+    io.set_output("out-dir", str(out))
+    print(f"verify-pr: verdict {verdict.verdict.value}; files in {out}", file=stream)
+    return EXIT_OK
+
+
+def _run_compare(
+    settings: VerifySettings, env: Mapping[str, str], io: ActionsIO, stream: TextIO
+) -> int:
+    if not settings.event_path:
+        raise ConfigError(
+            "mode compare needs GITHUB_EVENT_PATH (the pull_request event)",
+            hint="run mode compare in a job triggered by `on: pull_request`",
+        )
+    token = secrets.token_hex(8)
+    out = Path(settings.runner_temp) / f"verify-pr-compare-{token}"
+    code = _launch(
+        io,
+        compare_argv(settings, out),
+        env,
+        "verify-pr compare",
+        "mode compare needs a pull_request event and a checkout holding both commits: "
+        "actions/checkout with `fetch-depth: 0` (see docs/action.md)",
+    )
+    if code not in COMPARE_EXIT_VERDICTS:
+        io.set_output("status", "crashed")
+        raise SandboxBlocked(
+            f"verify-pr compare exited {code} without a verdict",
+            hint="see the verifier messages above",
+        )
+    try:
+        result = CompareResult.model_validate_json((out / COMPARE_RESULT_FILE).read_bytes())
+    except (OSError, ValidationError) as exc:
+        raise SandboxBlocked(f"the verifier wrote no valid {COMPARE_RESULT_FILE}: {exc}") from exc
+    if result.verdict is not COMPARE_EXIT_VERDICTS[code]:
+        raise SandboxBlocked(
+            f"verify-pr compare exited {code} but wrote verdict {result.verdict.value}"
+        )
+    for side in COMPARE_SIDES:
+        output = out / side / OUTPUT_FILE
+        if output.is_file() and not output.is_symlink():
+            print_untrusted(io, f"the {side} run's output", output.read_bytes())
+    upload = Path(settings.runner_temp) / f"verify-pr-upload-{token}"
+    flatten_compare(out, upload)
+    io.append_summary(fit_markdown(compare_job_summary(result), JOB_SUMMARY_MAX_BYTES)[0])
+    io.set_output("verdict", result.verdict.value)
+    io.set_output("status", compare_status(result))
+    set_count_outputs(io, result.head.totals)
+    io.set_output("fail-to-pass", fail_to_pass_output(result))
+    io.set_output("out-dir", str(upload))
+    print(f"verify-pr: compare verdict {result.verdict.value}; files in {upload}", file=stream)
+    return EXIT_OK

@@ -1,0 +1,33 @@
+"""The run CLI's few lines for a terminal: plain text, every string from the PR escaped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from verify_pr.models.report import clean_text
+from verify_pr.models.verdict import VerdictFile
+from verify_pr.render.verdicts import label, run_meaning
+
+
+def run_summary(verdict: VerdictFile, out: Path) -> str:
+    """A few lines for a human: the verdict and its meaning, runner, counts, reasons, files."""
+    version = shown(verdict.runner_version or "")
+    lines = [
+        f"{label(verdict.verdict)}: {run_meaning(verdict.verdict)}",
+        f"runner: {shown(verdict.runner)} {version}".rstrip(),
+    ]
+    if verdict.totals:
+        t = verdict.totals
+        lines.append(
+            f"tests: {t.total} total, {t.passed} passed, {t.failed} failed, {t.error} errors, "
+            f"{t.skipped} skipped"
+        )
+    lines += [f"- {shown(reason)}" for reason in verdict.reasons]
+    lines.append(f"files: {out}")
+    return "\n".join(lines)
+
+
+def shown(text: str) -> str:
+    """One terminal line: controls and bidi escaped, and newlines too (no forged lines)."""
+    escaped = clean_text(text, len(text) * 6 + 1)
+    return escaped.replace("\n", "\\n").replace("\t", "\\t")

@@ -1,0 +1,112 @@
+"""What each verdict means, said once: ``match`` over the enums, ended by ``assert_never``.
+
+A new verdict is a mypy error here until it has its texts.
+"""
+
+from __future__ import annotations
+
+from typing import assert_never
+
+from verify_pr.models.compare import CompareVerdict
+from verify_pr.models.verdict import Verdict
+
+
+def label(verdict: Verdict | CompareVerdict) -> str:
+    """The verdict as people read it: ``NOT_PROVEN`` -> ``NOT PROVEN``."""
+    return verdict.value.replace("_", " ")
+
+
+def run_meaning(verdict: Verdict) -> str:
+    """One clause (no capital, no full stop): what a run's verdict means."""
+    match verdict:
+        case Verdict.PASS:
+            return "the suite ran in the sandbox and its report shows no failure"
+        case Verdict.FAIL:
+            return "the suite ran in the sandbox and its report shows failing tests"
+        case Verdict.NOT_PROVEN:
+            return "the run does not support a verdict either way"
+        case Verdict.BLOCKED:
+            return "the sandbox could not run; this says nothing about the PR"
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+def run_check_meaning(verdict: Verdict) -> str:
+    """The check run's paragraph: the meaning, and what a maintainer does about it."""
+    match verdict:
+        case Verdict.PASS | Verdict.FAIL:
+            return _sentence(run_meaning(verdict))
+        case Verdict.NOT_PROVEN:
+            return (
+                f"{label(verdict)}: {run_meaning(verdict)} (no report, a crash, a timeout, "
+                "missing dependencies, no tests...). This is not a pass: the check is neutral, "
+                "which a required check counts as passing, so review the reasons before merging."
+            )
+        case Verdict.BLOCKED:
+            return (
+                f"{label(verdict)}: the sandbox could not run (the image, the daemon or the "
+                "runner failed). This says nothing about the PR; a maintainer has to fix the "
+                "verify job and re-run it."
+            )
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+def compare_meaning(verdict: CompareVerdict) -> str:
+    """One clause (no capital, no full stop): what a comparison's verdict means."""
+    match verdict:
+        case CompareVerdict.VERIFIED:
+            return (
+                "a test fails on base's code with the PR's tests and passes on the PR's code "
+                "(head merged into base), each re-run alone; none regressed, none was removed, "
+                "skipped or marked expected to fail, and every run completed with a clean "
+                "report. The PR's code still ran inside its own test process: a PR that forges "
+                "its own results is not caught"
+            )
+        case CompareVerdict.NOT_PROVEN:
+            return "base against head does not show that the PR works"
+        case CompareVerdict.BLOCKED:
+            return "a sandbox could not run; this says nothing about the PR"
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+def compare_title(verdict: CompareVerdict) -> str:
+    """The headline of ``compare_summary.md``."""
+    match verdict:
+        case CompareVerdict.VERIFIED:
+            return f"{label(verdict)}: the PR's code turns failing tests green, and breaks none"
+        case CompareVerdict.NOT_PROVEN | CompareVerdict.BLOCKED:
+            return f"{label(verdict)}: {compare_meaning(verdict)}"
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+def compare_check_meaning(verdict: CompareVerdict) -> str:
+    """The check run's paragraph for a comparison."""
+    match verdict:
+        case CompareVerdict.VERIFIED:
+            return (
+                "VERIFIED: the suite ran in the sandbox on the PR's base and on its head; at "
+                "least one test fails on base and passes on head, none regressed, none was "
+                "removed or newly skipped, and both runs completed with a clean report."
+            )
+        case CompareVerdict.NOT_PROVEN:
+            return (
+                f"{label(verdict)}: base against head does not show that the PR fixes anything "
+                "(no test turns green, a regression, removed or skipped tests, a changed "
+                "harness, an incomplete run...). This is not a pass: the check is neutral, which "
+                "a required check counts as passing, so review the reasons before merging."
+            )
+        case CompareVerdict.BLOCKED:
+            return (
+                f"{label(verdict)}: a sandbox could not run (the image, the daemon or the runner "
+                "failed). This says nothing about the PR; a maintainer has to fix the verify job "
+                "and re-run it."
+            )
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+def _sentence(clause: str) -> str:
+    return clause[:1].upper() + clause[1:] + "."

@@ -1,0 +1,67 @@
+"""Harness files: the files that decide how the tests run or how their results are reported.
+
+A PR that changes one can make its own tests pass without fixing anything, so the comparison
+names them (``compare.decide``) and ``--strict-harness`` runs head's tests with base's versions.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable
+from pathlib import PurePosixPath
+
+# Files that decide how the tests run or how their results are reported (matched on the
+# file name at any depth, or on the first path component for module shadows).
+HARNESS_NAMES = (
+    "conftest.py",
+    "pytest.ini",
+    "pytest.toml",
+    ".pytest.toml",
+    "pyproject.toml",
+    "setup.cfg",
+    "tox.ini",
+    "sitecustomize.py",
+    "usercustomize.py",
+    "*.pth",
+    "package.json",
+    "jest.config.*",
+    "jest.setup.*",
+    "jest-setup.*",
+    "vitest.config.*",
+    "vitest.workspace.*",
+    "vitest.setup.*",
+    "vite.config.*",
+    "setupTests.*",
+    "test-setup.*",
+    "bunfig.toml",
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "pnpm-workspace.yaml",
+    "bun.lock",
+    "bun.lockb",
+    ".npmrc",
+    ".yarnrc",
+    ".yarnrc.yml",
+    "poetry.lock",
+    "uv.lock",
+    "pdm.lock",
+    "Pipfile.lock",
+)
+# A top-level module of these names shadows the installed runner under `python3 -m pytest`.
+HARNESS_TOP_LEVEL = ("pytest.py", "pytest", "_pytest", "pluggy", "pluggy.py", "py.py", "iniconfig")
+HARNESS_DIRS = ("node_modules", ".yarn", ".pnp.cjs", ".pnp.js")
+
+
+def is_harness_path(path: str) -> bool:
+    parts = PurePosixPath(path).parts
+    if not parts:
+        return False
+    if parts[0] in HARNESS_TOP_LEVEL or any(part in HARNESS_DIRS for part in parts):
+        return True
+    return any(fnmatch.fnmatchcase(parts[-1], pattern) for pattern in HARNESS_NAMES)
+
+
+def harness_files(changed: Iterable[str]) -> list[str]:
+    return sorted({path for path in changed if is_harness_path(path)})
