@@ -22,7 +22,7 @@ from verify_pr.models.sandbox import RunStatus
 LOG_OUTPUT_MAX_BYTES = 1 << 20
 # a job's outputs share 1 MiB on GitHub: the output lists the first ids, the artifact all
 MAX_FAIL_TO_PASS_OUTPUT = 200
-COUNT_OUTPUTS = ("total", "passed", "failed", "errors", "skipped")
+COUNT_OUTPUTS = ("total", "passed", "failed", "errors", "skipped", "expected-failures")
 
 
 def print_untrusted(io: ActionsIO, title: str, data: bytes) -> None:
@@ -39,7 +39,14 @@ def set_count_outputs(io: ActionsIO, totals: Totals | None) -> None:
     if totals is not None:
         values = tuple(
             str(n)
-            for n in (totals.total, totals.passed, totals.failed, totals.error, totals.skipped)
+            for n in (
+                totals.total,
+                totals.passed,
+                totals.failed,
+                totals.error,
+                totals.skipped,
+                totals.expected_failure,
+            )
         )
     for name, value in zip(COUNT_OUTPUTS, values, strict=True):
         io.set_output(name, value)

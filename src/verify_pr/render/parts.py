@@ -25,8 +25,17 @@ def bullets(items: Sequence[str]) -> list[str]:
 def totals_table(totals: Totals) -> str:
     t = totals
     return table(
-        ("total", "passed", "failed", "errors", "skipped"),
-        [(str(t.total), str(t.passed), str(t.failed), str(t.error), str(t.skipped))],
+        ("total", "passed", "failed", "errors", "skipped", "expected to fail"),
+        [
+            (
+                str(t.total),
+                str(t.passed),
+                str(t.failed),
+                str(t.error),
+                str(t.skipped),
+                str(t.expected_failure),
+            )
+        ],
     )
 
 

@@ -20,7 +20,7 @@ def run_summary(verdict: VerdictFile, out: Path) -> str:
         t = verdict.totals
         lines.append(
             f"tests: {t.total} total, {t.passed} passed, {t.failed} failed, {t.error} errors, "
-            f"{t.skipped} skipped"
+            f"{t.skipped} skipped, {t.expected_failure} expected to fail"
         )
     lines += [f"- {shown(reason)}" for reason in verdict.reasons]
     lines.append(f"files: {out}")

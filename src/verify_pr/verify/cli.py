@@ -98,7 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
     cmp.add_argument(
         "--flake-runs",
         default=str(DEFAULT_FLAKE_RUNS),
-        help="re-run each FAIL_TO_PASS test alone this many times per side, "
+        help="re-run the FAIL_TO_PASS tests by id (without the rest of the suite) this many "
+        "times per side, "
         f"0..{MAX_FLAKE_RUNS} (default {DEFAULT_FLAKE_RUNS})",
     )
     cmp.add_argument("--cpus", default="1", help="CPUs for each sandbox, 0.25..64")

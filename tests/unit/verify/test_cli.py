@@ -209,7 +209,7 @@ def test_summary_heads(verdict: Verdict, head: str) -> None:
     lines = run_summary(_verdict(verdict), Path("/o")).splitlines()
     assert lines[0].startswith(head)
     assert lines[1] == "runner: pytest 8.3.5"
-    assert lines[2] == "tests: 1 total, 1 passed, 0 failed, 0 errors, 0 skipped"
+    assert lines[2] == "tests: 1 total, 1 passed, 0 failed, 0 errors, 0 skipped, 0 expected to fail"
     assert lines[3] == "- why"
     assert lines[-1] == "files: /o"
 
