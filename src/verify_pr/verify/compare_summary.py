@@ -22,7 +22,11 @@ def listed(result: CompareResult) -> Listed:
         ("Newly skipped", found.newly_skipped),
         ("Newly expected to fail", found.newly_expected),
         ("Flaky", list(result.flaky)),
-        ("REMOVED", found.gone),
+        (
+            "REMOVED: base tests gone on head (deleted or renamed by the PR; the counts "
+            "below pair only the PR's tests)",
+            found.gone,
+        ),
     )
 
 
