@@ -93,6 +93,7 @@ def test_pr_files_to_check_run(
         "failed": "0",
         "errors": "0",
         "skipped": "0",
+        "expected-failures": "0",
         "fail-to-pass": "[]",
     }, log
     assert (Path(result_dir) / "verdict.json").is_file()
@@ -227,6 +228,7 @@ def test_compare_pr_to_check_run(
         "failed": "0",
         "errors": "0",
         "skipped": "0",
+        "expected-failures": "0",
         "fail-to-pass": '["test_calc.py::test_calc::test_add"]',
     }, log
     assert (Path(result_dir) / "verify-pr-result.json").is_file()
