@@ -58,10 +58,10 @@ def compare_meaning(verdict: CompareVerdict) -> str:
         case CompareVerdict.VERIFIED:
             return (
                 "a test fails on base's code with the PR's tests and passes on the PR's code "
-                "(head merged into base), each re-run alone; none regressed, none was removed, "
-                "skipped or marked expected to fail, and every run completed with a clean "
-                "report. The PR's code still ran inside its own test process: a PR that forges "
-                "its own results is not caught"
+                "(head merged into base), each re-run by id without the rest of the suite; none "
+                "regressed, none was removed, skipped or marked expected to fail, and every run "
+                "completed with a clean report. The PR's code still ran inside its own test "
+                "process: a PR that forges its own results is not caught"
             )
         case CompareVerdict.NOT_PROVEN:
             return "base against head does not show that the PR works"

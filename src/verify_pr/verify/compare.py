@@ -245,7 +245,11 @@ def decide(
         )
     if reasons:
         return Decision(CompareVerdict.NOT_PROVEN, reasons)
-    rerun = f", each confirmed alone {ev.reruns} time(s) per side" if ev.reruns else ""
+    rerun = (
+        f", each confirmed by id without the rest of the suite {ev.reruns} time(s) per side"
+        if ev.reruns
+        else ""
+    )
     return Decision(
         CompareVerdict.VERIFIED,
         [
