@@ -20,7 +20,7 @@ DEFAULT_TIMEOUT_S: Final = 600
 MAX_TIMEOUT_S: Final = 3600
 TIMEOUT_RANGE: Final = (1, MAX_TIMEOUT_S)
 
-# compare: each FAIL_TO_PASS test is re-run alone this many times per side (CLI and action).
+# compare: each FAIL_TO_PASS test is re-run by id this many times per side (CLI and action).
 DEFAULT_FLAKE_RUNS: Final = 3
 MAX_FLAKE_RUNS: Final = 20
 

@@ -290,7 +290,13 @@ def test_untrusted_output_cannot_issue_commands(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("verifier_exit", "step_exit"),
-    [(0, action.EXIT_OK), (2, action.EXIT_REFUSED), (70, action.EXIT_CRASHED)],
+    [
+        (0, action.EXIT_OK),
+        (1, action.EXIT_CRASHED),  # FAIL's code over a PASS verdict file: they disagree
+        (3, action.EXIT_CRASHED),  # BLOCKED's code and no verdict file
+        (2, action.EXIT_REFUSED),
+        (70, action.EXIT_CRASHED),
+    ],
 )
 def test_exit_code_table(
     env: dict[str, str], monkeypatch: pytest.MonkeyPatch, verifier_exit: int, step_exit: int
@@ -299,7 +305,7 @@ def test_exit_code_table(
 
     def fake_verifier(argv: list[str], **_: object) -> subprocess.CompletedProcess[bytes]:
         out = Path(argv[argv.index("--out") + 1])
-        if verifier_exit == 0:
+        if verifier_exit in (0, 1):
             out.mkdir()
             v = verdict_file()
             (out / "verdict.json").write_text(v.model_dump_json())

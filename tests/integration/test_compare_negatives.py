@@ -185,7 +185,7 @@ def test_new_test_file_that_cannot_load_on_base_is_the_proof(
     assert (code, result.verdict) == (0, "VERIFIED"), result.reasons
     assert _tails(p.id for p in result.proofs) == {"test_sub", "test_sub_zero"}
     assert all("cannot import name 'sub'" in (p.message or "") for p in result.proofs)
-    assert all(p.reruns == 3 for p in result.proofs)  # alone, each side, three times
+    assert all(p.reruns == 3 for p in result.proofs)  # by id, each side, three times
     assert result.test_paths == ("tests/test_sub.py",) and result.base_own is None
     assert result.counts.added == 0 and result.counts.removed == 0
     assert "cannot import name" in summary
@@ -288,7 +288,7 @@ def test_js_expected_failure_marker_is_not_proven_and_the_fix_is(
     code, result, _ = compare(tmp_path / "fix", repo, base, fix, NODE_IMAGE, "--flake-runs", "1")
     assert (code, result.verdict) == (0, "VERIFIED"), result.reasons
     assert _tails(p.id for p in result.proofs) == {"adds"}
-    assert all(p.reruns == 1 for p in result.proofs)  # re-run alone by id worked
+    assert all(p.reruns == 1 for p in result.proofs)  # re-run by id worked
     code, result, _ = compare(
         tmp_path / "trick", repo, base, trick, NODE_IMAGE, "--flake-runs", "1"
     )

@@ -10,7 +10,7 @@ PACKAGE = ROOT / "src" / "verify_pr"
 
 
 def listed(readme: str) -> set[str]:
-    """Names in the layout block's ``src/verify_pr/`` entries: ``models/``, ``git.py``..."""
+    """Names in the layout block's ``src/verify_pr/`` entries: ``models/``, ``errors.py``..."""
     block = readme.split("\n## Layout\n", 1)[1].split("```", 2)[1]
     lines = block.split("src/verify_pr/\n", 1)[1].splitlines()
     names: set[str] = set()
@@ -41,6 +41,6 @@ def test_the_layout_check_sees_a_missing_and_an_extra_entry() -> None:
     assert "github/" in actual()
     line = next(x for x in readme.splitlines() if x.startswith("  github/"))
     assert "github/" not in listed(readme.replace(line + "\n", ""))
-    extra = readme.replace("  git.py ", "  git.py, ghost.py ", 1)
+    extra = readme.replace("  contract.py ", "  contract.py, ghost.py ", 1)
     assert listed(extra) - actual() == {"ghost.py"}
     assert {"models/", "sandbox/", "verify/", "errors.py"} <= listed(readme)

@@ -21,7 +21,7 @@ import docker
 from docker.errors import APIError, DockerException
 
 from verify_pr.errors import ConfigError, GitError, SandboxBlocked
-from verify_pr.git import HardenedGit
+from verify_pr.git.hardened import HardenedGit
 
 # A relative path inside the repository, no `..`, no leading slash.
 DOCKERFILE_PATTERN = re.compile(r"^(?!.*(^|/)\.\.(/|$))[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$")

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import secrets
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import TextIO, assert_never
+from typing import TextIO, TypeVar, assert_never
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from verify_pr.action.commands import compare_argv, verifier_argv
 from verify_pr.action.outputs import (
@@ -45,6 +45,7 @@ COMPARE_EXIT_VERDICTS = {
     3: CompareVerdict.BLOCKED,
     4: CompareVerdict.NOT_PROVEN,
 }
+Written = TypeVar("Written", bound=BaseModel)
 VERIFIER_EXIT_VERDICTS = {
     0: Verdict.PASS,
     1: Verdict.FAIL,
@@ -71,14 +72,36 @@ def run(env: Mapping[str, str], stream: TextIO) -> int:
             assert_never(unreachable)
 
 
-def _launch(io: ActionsIO, argv: list[str], env: Mapping[str, str], what: str, hint: str) -> int:
-    """Run the verifier; its messages go to the log as untrusted text. Returns its exit code."""
+def _launch(
+    io: ActionsIO,
+    argv: list[str],
+    env: Mapping[str, str],
+    what: str,
+    hint: str,
+    verdict_codes: Collection[int],
+) -> int:
+    """Run the verifier; its messages go to the log as untrusted text. Returns its exit code,
+    which is one of ``verdict_codes``: a refusal is ConfigError, anything else a crash."""
     done = subprocess.run(argv, capture_output=True, check=False, env=dict(env))
     print_untrusted(io, "verifier messages", done.stdout + done.stderr)
     if done.returncode == EXIT_REFUSED:
         io.set_output("status", "refused")
         raise ConfigError(f"{what} refused its inputs", hint=hint)
+    if done.returncode not in verdict_codes:
+        io.set_output("status", "crashed")
+        raise SandboxBlocked(
+            f"{what} exited {done.returncode} without a verdict",
+            hint="see the verifier messages above",
+        )
     return done.returncode
+
+
+def _read(path: Path, model: type[Written]) -> Written:
+    """The verifier's file, validated strictly; missing or invalid is no verdict."""
+    try:
+        return model.model_validate_json(path.read_bytes())
+    except (OSError, ValidationError) as exc:
+        raise SandboxBlocked(f"the verifier wrote no valid {path.name}: {exc}") from exc
 
 
 def _run_once(
@@ -86,18 +109,18 @@ def _run_once(
 ) -> int:
     out = Path(settings.runner_temp) / f"verify-pr-out-{secrets.token_hex(8)}"
     code = _launch(
-        io, verifier_argv(settings, out), env, "verify-pr run", "see the verifier messages above"
+        io,
+        verifier_argv(settings, out),
+        env,
+        "verify-pr run",
+        "see the verifier messages above",
+        VERIFIER_EXIT_VERDICTS,
     )
-    if code not in VERIFIER_EXIT_VERDICTS:
-        io.set_output("status", "crashed")
+    verdict = _read(out / VERDICT_FILE, VerdictFile)
+    if verdict.verdict is not VERIFIER_EXIT_VERDICTS[code]:
         raise SandboxBlocked(
-            f"verify-pr run exited {code} without a verdict",
-            hint="see the verifier messages above",
+            f"verify-pr run exited {code} but wrote verdict {verdict.verdict.value}"
         )
-    try:
-        verdict = VerdictFile.model_validate_json((out / VERDICT_FILE).read_bytes())
-    except (OSError, ValidationError) as exc:
-        raise SandboxBlocked(f"the verifier wrote no valid {VERDICT_FILE}: {exc}") from exc
     output = out / OUTPUT_FILE
     if output.is_file():
         print_untrusted(io, "the check's output", output.read_bytes())
@@ -128,17 +151,9 @@ def _run_compare(
         "verify-pr compare",
         "mode compare needs a pull_request event and a checkout holding both commits: "
         "actions/checkout with `fetch-depth: 0` (see docs/action.md)",
+        COMPARE_EXIT_VERDICTS,
     )
-    if code not in COMPARE_EXIT_VERDICTS:
-        io.set_output("status", "crashed")
-        raise SandboxBlocked(
-            f"verify-pr compare exited {code} without a verdict",
-            hint="see the verifier messages above",
-        )
-    try:
-        result = CompareResult.model_validate_json((out / COMPARE_RESULT_FILE).read_bytes())
-    except (OSError, ValidationError) as exc:
-        raise SandboxBlocked(f"the verifier wrote no valid {COMPARE_RESULT_FILE}: {exc}") from exc
+    result = _read(out / COMPARE_RESULT_FILE, CompareResult)
     if result.verdict is not COMPARE_EXIT_VERDICTS[code]:
         raise SandboxBlocked(
             f"verify-pr compare exited {code} but wrote verdict {result.verdict.value}"

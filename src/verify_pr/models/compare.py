@@ -63,7 +63,7 @@ class Proof(BoundaryModel):
     file: PathText | None
     line: Annotated[int, Field(ge=1)] | None
     message: MessageText | None
-    reruns: Annotated[int, Field(ge=0)] = 0  # times it was re-run alone on each side
+    reruns: Annotated[int, Field(ge=0)] = 0  # times it was re-run by id on each side
 
 
 class TestTransition(BoundaryModel):

@@ -5,6 +5,7 @@ Run: ``python -m verify_pr.models.schemas [DIR]``.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -29,8 +30,11 @@ def render(model: type[BaseModel]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    target = Path(args[0]) if args else Path("schema")
+    parser = argparse.ArgumentParser(
+        prog="python -m verify_pr.models.schemas", description="Export the models' JSON Schemas."
+    )
+    parser.add_argument("dir", nargs="?", default="schema", help="where to write (schema/)")
+    target = Path(parser.parse_args(argv).dir)
     target.mkdir(parents=True, exist_ok=True)
     for name, model in SCHEMAS.items():
         (target / name).write_text(render(model), encoding="utf-8")

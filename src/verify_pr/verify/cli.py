@@ -179,7 +179,7 @@ def read_event(path: str) -> tuple[str, str]:
 
 
 def _compare(ns: argparse.Namespace) -> int:
-    from verify_pr.git import check_commit
+    from verify_pr.git.hardened import check_commit
     from verify_pr.sandbox.cli import MAX_OUTPUT_RANGE, check_image, parse_number
     from verify_pr.sandbox.guard import check_out
     from verify_pr.sandbox.resources import parse_resources

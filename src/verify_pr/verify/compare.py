@@ -101,8 +101,8 @@ class Evidence:
 
     base_own: SuiteOutcome | None = None  # base's code with base's own tests
     markers: tuple[str, ...] = ()  # test files where the PR adds expected-failure markers
-    flaky: tuple[str, ...] = ()  # FAIL_TO_PASS ids that did not repeat alone
-    unconfirmed: tuple[str, ...] = ()  # FAIL_TO_PASS ids that could not be re-run alone
+    flaky: tuple[str, ...] = ()  # FAIL_TO_PASS ids whose re-runs did not repeat
+    unconfirmed: tuple[str, ...] = ()  # FAIL_TO_PASS ids that could not be re-run
     reruns: int = 0
     refusal: str | None = None  # nothing ran: conflicts, already merged...
     harness_notes: tuple[str, ...] = ()  # harness beyond names, empty submodules (closure)
@@ -230,10 +230,10 @@ def decide(
         (found.added_failing, "test(s) new on head fail there"),
         (
             list(ev.flaky),
-            "FAIL_TO_PASS test(s) are flaky (re-run alone, they did not fail "
-            "every time on base's code and pass every time on head)",
+            "FAIL_TO_PASS test(s) are flaky (re-run by id without the rest of the suite, "
+            "they did not fail every time on base's code and pass every time on head)",
         ),
-        (list(ev.unconfirmed), "FAIL_TO_PASS test(s) could not be re-run alone by id"),
+        (list(ev.unconfirmed), "FAIL_TO_PASS test(s) could not be re-run by id"),
     )
     for ids, text in rules:
         if ids:

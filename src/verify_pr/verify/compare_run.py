@@ -17,38 +17,24 @@ import os
 import re
 import shlex
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from verify_pr.contract import (
-    AUTO,
-    DEFAULT_FLAKE_RUNS,
-    DEFAULT_TIMEOUT_S,
-    RunnerName,
-    new_report_path,
-)
+from verify_pr.contract import AUTO, DEFAULT_FLAKE_RUNS, DEFAULT_TIMEOUT_S, RunnerName
 from verify_pr.errors import InputRefused
-from verify_pr.models.compare import CompareMethod, CompareResult, Transition
-from verify_pr.models.report import FAILING, TestCase, TestStatus
+from verify_pr.models.compare import CompareMethod, CompareResult
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
-from verify_pr.models.transitions import classify
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.sandbox.resources import DEFAULT_RESOURCES, Resources
 from verify_pr.sandbox.run import SandboxRun
-from verify_pr.verify import compare, harness_closure
+from verify_pr.verify import compare, harness_closure, rerun
 from verify_pr.verify.harness import harness_files
+from verify_pr.verify.parallel import run_side_by_side
 from verify_pr.verify.suite import SuiteOutcome, SuitePlan
-from verify_pr.verify.testcases import (
-    expand_load_failures,
-    is_load_failure,
-    statuses,
-    worst_cases,
-)
 from verify_pr.verify.testpaths import TestPathRule, rule_for, split
 
-MAX_RERUN_IDS = 10
-SANDBOX_MEMORY_BUDGET = 1 << 30  # a sandbox's 512 MiB cap, plus the runner and the page cache
 # Markers that make a failing test count as a pass (or hide it): pytest xfail, jest
 # test.failing, vitest test.fails, and todo.
 _MARKERS = re.compile(rb"\bxfail\b|\.failing\b|\.fails\b|\.todo\b")
@@ -68,9 +54,7 @@ class CompareRequest:
     strict_harness: bool = False
     command: str | None = None  # own command with {report}, the same for every run
     report_format: str | None = None
-    flake_runs: int = (
-        DEFAULT_FLAKE_RUNS  # each FAIL_TO_PASS test re-run alone this many times per side
-    )
+    flake_runs: int = DEFAULT_FLAKE_RUNS  # each FAIL_TO_PASS test's re-runs per side
     resources: Resources = DEFAULT_RESOURCES  # CPUs and memory of every sandbox
 
 
@@ -94,7 +78,7 @@ class _Trees:
 
 def run_compare(request: CompareRequest) -> CompareRun:
     """Export the trees, run each in its own sandbox, re-run the proof, compare."""
-    from verify_pr.git import check_commit
+    from verify_pr.git.hardened import check_commit
     from verify_pr.sandbox.guard import check_tree
 
     base_sha = check_commit(request.base_sha, "--base")
@@ -135,13 +119,21 @@ def run_compare(request: CompareRequest) -> CompareRun:
         before, head = outcomes[0], outcomes[1]
         base_own = outcomes[2] if edited else None
         markers = added_markers(trees.base, trees.after, tests)
-        confirm = _confirm(request, base_plan, before_tree, trees.after, before, head)
+        confirmation = rerun.confirm(
+            base_plan,
+            before_tree,
+            trees.after,
+            before,
+            head,
+            request.flake_runs,
+            lambda jobs: _run_all(request, jobs),
+        )
         evidence = compare.Evidence(
             base_own=base_own,
             markers=tuple(markers),
-            flaky=confirm.flaky,
-            unconfirmed=confirm.unconfirmed,
-            reruns=request.flake_runs if confirm.checked else 0,
+            flaky=confirmation.flaky,
+            unconfirmed=confirmation.unconfirmed,
+            reruns=request.flake_runs if confirmation.checked else 0,
             harness_notes=tuple(scan.reasons(request.strict_harness)),
         )
         result = compare.build_result(
@@ -160,7 +152,7 @@ def run_compare(request: CompareRequest) -> CompareRun:
 
 
 def _export(request: CompareRequest, base_sha: str, head_sha: str, work: Path) -> _Trees:
-    from verify_pr.git import HardenedGit, decode_path
+    from verify_pr.git.hardened import HardenedGit, decode_path
 
     fmt = "sha256" if len(base_sha) == 64 else "sha1"
     with HardenedGit(request.git_dir, object_format=fmt) as git:
@@ -265,42 +257,12 @@ def _run(request: CompareRequest, tree: Path, plan: SuitePlan) -> SuiteOutcome:
     )
 
 
-def parallelism(jobs: int, resources: Resources = DEFAULT_RESOURCES) -> int:
-    """How many sandboxes at once, each within its own caps: as many as the cores hold at the
-    run's CPUs each, and the free memory at twice the run's memory each (its cap, plus the
-    runner and the page cache)."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-    by_cores = max(1, int(cores // max(1.0, resources.cpus)))
-    budget = max(SANDBOX_MEMORY_BUDGET, 2 * resources.memory_bytes)
-    return max(1, min(jobs, by_cores, _available_bytes() // budget))
-
-
-def _available_bytes() -> int:
-    try:
-        with open("/proc/meminfo", encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
-
-
 def _run_all(request: CompareRequest, jobs: list[tuple[Path, SuitePlan]]) -> list[SuiteOutcome]:
-    """Independent runs, in parallel when the machine has room; results in job order."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    workers = parallelism(len(jobs), request.resources)
-    if workers == 1:
-        return [_run(request, tree, plan) for tree, plan in jobs]
-    with ThreadPoolExecutor(workers, thread_name_prefix="verify-pr-compare") as pool:
-        futures = [pool.submit(_run, request, tree, plan) for tree, plan in jobs]
-        return [future.result() for future in futures]
+    """Independent runs, side by side when the machine has room; results in job order."""
+    return run_side_by_side(lambda job: _run(request, *job), jobs, request.resources)
 
 
 def _exists(tree: Path, path: str) -> bool:
-    import os
-
     try:
         os.lstat(tree / path)
     except (FileNotFoundError, NotADirectoryError):
@@ -323,9 +285,6 @@ def added_markers(base_tree: Path, after_tree: Path, tests: list[str]) -> list[s
 
 
 def _count_markers(tree: Path, path: str) -> int:
-    import os
-    import stat
-
     target = tree / path
     try:
         fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -335,100 +294,6 @@ def _count_markers(tree: Path, path: str) -> int:
         if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
             return 0
         return len(_MARKERS.findall(handle.read(_MARKER_FILE_CAP)))
-
-
-@dataclass(frozen=True)
-class _Confirmation:
-    checked: bool = False
-    flaky: tuple[str, ...] = ()
-    unconfirmed: tuple[str, ...] = ()
-
-
-def _confirm(
-    request: CompareRequest,
-    plan: SuitePlan,
-    before_tree: Path,
-    after_tree: Path,
-    before: SuiteOutcome,
-    head: SuiteOutcome,
-) -> _Confirmation:
-    """The FAIL_TO_PASS tests re-run by id, apart from the rest of the suite, N times on each
-    side: each counts only if it fails every time on base's code and passes every time on head
-    (order-dependent failures and flakes drop out). The selectable ones run together, one
-    runner process per side and repetition (each re-run pays a runner's start-up)."""
-    from verify_pr.verify.select import batch_selector
-
-    if request.flake_runs == 0:
-        return _Confirmation()
-    before_file = expand_load_failures(before.verdict, head.verdict)
-    transitions = classify(statuses(before_file), statuses(head.verdict))
-    f2p = [t.id for t in transitions if t.transition is Transition.FAIL_TO_PASS]
-    if not f2p:
-        return _Confirmation()
-    head_cases = worst_cases(head.verdict)
-    cases = [head_cases[test_id] for test_id in f2p[:MAX_RERUN_IDS]]
-    together = [c for c in cases if batch_selector(plan.runner, [c]) is not None]
-    # an own command (or a name no selector can reach) re-runs whole, one test at a time:
-    # flakes still show, an order-dependent failure may not
-    groups = [(batch_selector(plan.runner, together) or "", together)] if together else []
-    groups += [("", [c]) for c in cases if c not in together]
-    outcome: dict[str, str] = {}
-    for words, group in groups:
-        outcome |= _rerun(request, plan, words, group, before_tree, after_tree)
-    flaky = tuple(i for i, v in outcome.items() if v == "flaky")
-    unconfirmed = tuple(i for i, v in outcome.items() if v == "unconfirmed")
-    return _Confirmation(True, flaky, unconfirmed)
-
-
-def _rerun(
-    request: CompareRequest,
-    plan: SuitePlan,
-    words: str,
-    cases: list[TestCase],
-    before_tree: Path,
-    after_tree: Path,
-) -> dict[str, str]:
-    """``confirmed``, ``flaky`` or ``unconfirmed`` for each case, from N runs on each side."""
-    sides = ((before_tree, True), (after_tree, False))
-    suffix = plan.report_path[plan.report_path.rindex(".") :]
-    found = dict.fromkeys((c.id for c in cases), "confirmed")
-    for _ in range(request.flake_runs):
-        open_cases = [c for c in cases if found[c.id] == "confirmed"]
-        if not open_cases:
-            break
-        jobs = []
-        for tree, _want in sides:
-            path = new_report_path(suffix)
-            command = plan.command.replace(plan.report_path, path) + (f" {words}" if words else "")
-            jobs.append((tree, SuitePlan(plan.runner, command, path, plan.parse_name)))
-        for outcome, (_tree, want_failure) in zip(_run_all(request, jobs), sides, strict=True):
-            for case in open_cases:
-                if found[case.id] == "confirmed":
-                    found[case.id] = _judge_rerun(outcome, case, want_failure)
-    return found
-
-
-def _judge_rerun(outcome: SuiteOutcome, case: TestCase, want_failure: bool) -> str:
-    if outcome.report is None or outcome.verdict.sandbox.status is not RunStatus.COMPLETED:
-        return "unconfirmed"
-    status = outcome.report.worst_by_id().get(case.id)
-    if status is None and want_failure:
-        # its file could not load on base's code: that file's stand-in is the failure (only
-        # its own file's: the re-run holds other files' tests too)
-        status = next(
-            (
-                c.status
-                for c in outcome.report.testcases
-                if c.file == case.file and is_load_failure(c)
-            ),
-            None,
-        )
-    if status is None:
-        return "unconfirmed"
-    failed = status in FAILING
-    if failed != want_failure or (not want_failure and status is not TestStatus.PASSED):
-        return "flaky"
-    return "confirmed"
 
 
 def _refused(request: CompareRequest, base_sha: str, head_sha: str, trees: _Trees) -> CompareRun:

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from tests.git_helpers import commit, git, init_repo
-from verify_pr import git as hgit
 from verify_pr.errors import GitError, InputRefused
+from verify_pr.git import archive
+from verify_pr.git import hardened as hgit
 
 SHA1 = "a" * 40
 
@@ -272,7 +273,7 @@ def test_hostile_archive_entries_are_refused(tmp_path: Path, member: tarfile.Tar
     dest = tmp_path / "dest"
     dest.mkdir()
     with pytest.raises(GitError):
-        hgit.extract_tar(_tar(tmp_path, member), dest)
+        archive.extract_tar(_tar(tmp_path, member), dest)
     assert not (tmp_path / "evil").exists()
 
 
@@ -281,7 +282,7 @@ def test_setuid_and_world_write_bits_are_dropped(tmp_path: Path) -> None:
     member.mode = 0o6777
     dest = tmp_path / "dest"
     dest.mkdir()
-    hgit.extract_tar(_tar(tmp_path, member), dest)
+    archive.extract_tar(_tar(tmp_path, member), dest)
     assert stat.S_IMODE(os.stat(dest / "tool").st_mode) == 0o755
 
 

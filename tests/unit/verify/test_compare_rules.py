@@ -409,7 +409,7 @@ def test_base_own_run_rules(
     ("field", "value", "needle"),
     [
         ("flaky", ("m.py::m::t_bug",), "flaky"),
-        ("unconfirmed", ("m.py::m::t_bug",), "could not be re-run alone"),
+        ("unconfirmed", ("m.py::m::t_bug",), "could not be re-run by id"),
         ("markers", ("tests/test_m.py",), "expected-failure markers"),
         ("refusal", "head does not merge cleanly", "merge cleanly"),
     ],

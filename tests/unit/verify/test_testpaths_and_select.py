@@ -96,30 +96,36 @@ def test_selectors_are_one_quoted_word_each() -> None:
     assert selector("jest", _case("t", None, "../x.test.js")) is None
 
 
-def test_parallelism_is_bounded_by_jobs_cores_and_memory(monkeypatch: pytest.MonkeyPatch) -> None:
-    from verify_pr.verify import compare_run
+def test_parallelism_is_bounded_by_jobs_cores_and_memory() -> None:
+    from verify_pr.sandbox.resources import DEFAULT_RESOURCES as default
+    from verify_pr.verify.parallel import parallelism
 
-    monkeypatch.setattr(compare_run, "_available_bytes", lambda: 64 << 30)
-    monkeypatch.setattr(compare_run.os, "sched_getaffinity", lambda _pid: {0, 1})
-    assert compare_run.parallelism(1) == 1
-    assert compare_run.parallelism(3) == 2  # two cores
-    monkeypatch.setattr(compare_run, "_available_bytes", lambda: 1 << 30)
-    assert compare_run.parallelism(3) == 1  # memory for one sandbox only
-    monkeypatch.setattr(compare_run, "_available_bytes", lambda: 0)
-    assert compare_run.parallelism(3) == 1  # unknown memory: one at a time
+    assert parallelism(1, default, cores=2, available_bytes=64 << 30) == 1
+    assert parallelism(3, default, cores=2, available_bytes=64 << 30) == 2  # two cores
+    assert parallelism(3, default, cores=2, available_bytes=1 << 30) == 1  # memory for one
+    assert parallelism(3, default, cores=2, available_bytes=0) == 1  # unknown: one at a time
 
 
-def test_parallelism_counts_each_runs_cpus_and_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_parallelism_counts_each_runs_cpus_and_memory() -> None:
+    from verify_pr.sandbox.resources import DEFAULT_RESOURCES as default
     from verify_pr.sandbox.resources import Resources
-    from verify_pr.verify import compare_run
+    from verify_pr.verify.parallel import parallelism
 
-    monkeypatch.setattr(compare_run, "_available_bytes", lambda: 64 << 30)
-    monkeypatch.setattr(compare_run.os, "sched_getaffinity", lambda _pid: {0, 1, 2, 3})
-    assert compare_run.parallelism(3) == 3
-    assert compare_run.parallelism(3, Resources(nano_cpus=2 * 10**9)) == 2  # 4 cores / 2
-    assert compare_run.parallelism(3, Resources(nano_cpus=4 * 10**9)) == 1
+    room = {"cores": 4, "available_bytes": 64 << 30}
+    assert parallelism(3, default, **room) == 3
+    assert parallelism(3, Resources(nano_cpus=2 * 10**9), **room) == 2  # 4 cores / 2
+    assert parallelism(3, Resources(nano_cpus=4 * 10**9), **room) == 1
     big = Resources(memory_mib=16 * 1024)  # 2 x 16 GiB each: 64 GiB holds two
-    assert compare_run.parallelism(3, big) == 2
+    assert parallelism(3, big, **room) == 2
+
+
+def test_side_by_side_keeps_job_order_and_reads_this_machine() -> None:
+    from verify_pr.sandbox.resources import DEFAULT_RESOURCES as default
+    from verify_pr.verify.parallel import available_bytes, run_side_by_side, usable_cores
+
+    assert usable_cores() >= 1
+    assert available_bytes() > 0  # /proc/meminfo is there on Linux
+    assert run_side_by_side(lambda n: n * n, [3, 1, 2], default) == [9, 1, 4]
 
 
 def test_compare_cli_takes_cpus_and_memory(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:

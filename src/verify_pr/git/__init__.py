@@ -1,0 +1,1 @@
+"""Hardened git (``hardened``) and safe extraction of the trees it exports (``archive``)."""
