@@ -88,8 +88,9 @@ def compare_check_meaning(verdict: CompareVerdict) -> str:
         case CompareVerdict.VERIFIED:
             return (
                 "VERIFIED: the suite ran in the sandbox on the PR's base and on its head; at "
-                "least one test fails on base and passes on head, none regressed, none was "
-                "removed or newly skipped, and both runs completed with a clean report."
+                "least one test fails on base's code with the PR's tests and passes on head, "
+                "each again when re-run by id; none regressed, none was removed, newly skipped "
+                "or newly expected to fail, and every run completed with a clean report."
             )
         case CompareVerdict.NOT_PROVEN:
             return (
