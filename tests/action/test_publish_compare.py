@@ -54,7 +54,10 @@ def test_trusted_verified_is_success(publish: Publish) -> None:
     assert check["output"]["title"] == "VERIFIED"
     summary = check["output"]["summary"]
     assert "Verdict: VERIFIED (base against head)" in summary
-    assert "FAIL_TO_PASS (1)" in summary and "fails on base and passes on head" in summary
+    assert (
+        "FAIL_TO_PASS (1)" in summary
+        and "fails on base's code with the PR's tests and passes on head" in summary
+    )
     assert "NOT TRUSTED" not in summary
 
 
