@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from verify_pr.models.report import clean_text
@@ -25,6 +27,20 @@ def run_summary(verdict: VerdictFile, out: Path) -> str:
     lines += [f"- {shown(reason)}" for reason in verdict.reasons]
     lines.append(f"files: {out}")
     return "\n".join(lines)
+
+
+def uncommitted_warning(status: Sequence[bytes], examples: int = 3) -> str | None:
+    """One line when ``git status --porcelain`` lines show edits compare will not see."""
+    if not status:
+        return None
+    untracked = sum(1 for line in status if line.startswith(b"??"))
+    paths = ", ".join(shown(os.fsdecode(line[3:])) for line in status[:examples])
+    more = ", ..." if len(status) > examples else ""
+    return (
+        f"the --git work tree has uncommitted changes ({len(status) - untracked} changed, "
+        f"{untracked} untracked: {paths}{more}); compare reads commits only, so they are not "
+        "part of it: commit them to include them"
+    )
 
 
 def shown(text: str) -> str:
