@@ -34,7 +34,7 @@ from verify_pr.errors import InputRefused, SandboxBlocked, VerifyPrError
 from verify_pr.exit_codes import CRASHED, report_crash
 from verify_pr.models.compare import CompareVerdict
 from verify_pr.models.verdict import Verdict, VerdictFile
-from verify_pr.render.terminal import run_summary, shown, uncommitted_warning
+from verify_pr.render.terminal import compare_text, run_summary, shown, uncommitted_warning
 
 if TYPE_CHECKING:
     from verify_pr.sandbox.resources import Resources
@@ -179,7 +179,7 @@ def _main(argv: list[str]) -> int:
     )
     outcome = run_suite(repo, plan, flags.image, flags.timeout_s, flags.max_output, flags.resources)
     write_all(out, outcome.verdict, outcome.run.output, outcome.run.report)
-    print(run_summary(outcome.verdict, out))
+    print(run_summary(outcome.verdict, out, terminal=sys.stdout.isatty()))
     return EXIT_CODES[outcome.verdict.verdict]
 
 
@@ -211,7 +211,7 @@ def _compare(ns: argparse.Namespace) -> int:
     from verify_pr.sandbox.cli import parse_number
     from verify_pr.sandbox.guard import check_out
     from verify_pr.verify.compare_run import CompareRequest, run_compare
-    from verify_pr.verify.compare_summary import summary_markdown
+    from verify_pr.verify.compare_summary import listed, summary_markdown
 
     if ns.event is not None and (ns.base is not None or ns.head is not None):
         raise InputRefused("--event excludes --base and --head")
@@ -264,8 +264,11 @@ def _compare(ns: argparse.Namespace) -> int:
     write_atomic(out, COMPARE_RESULT_FILE, body)
     markdown = summary_markdown(run.result)
     write_atomic(out, COMPARE_SUMMARY_FILE, markdown.encode())
-    print(markdown)
-    print(f"files: {out}")
+    if sys.stdout.isatty():  # a person: plain text; a file or pipe: the Markdown, as before
+        print(compare_text(run.result, listed(run.result), out))
+    else:
+        print(markdown)
+        print(f"files: {out}")
     return COMPARE_EXIT_CODES[run.result.verdict]
 
 
