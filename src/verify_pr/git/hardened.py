@@ -40,6 +40,7 @@ COMMIT_RE = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 REF_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./@+-]{0,254}(?:[~^][0-9]{0,4}){0,8}")
 SHORT_ID_RE = re.compile(r"[0-9a-f]{4,63}")
 GIT_TIMEOUT_S = 300
+STATUS_TIMEOUT_S = 60  # only for a warning: a huge untracked tree must not hold compare long
 MAX_ARCHIVE_BYTES = 2 << 30
 MAX_DIFF_BYTES = 64 << 20
 
@@ -138,7 +139,9 @@ class HardenedGit:
         use_shadow: bool = True,
         stdout: int | None = None,
         ok: tuple[int, ...] = (0,),
+        timeout_s: int = GIT_TIMEOUT_S,
     ) -> subprocess.CompletedProcess[bytes]:
+        command = next((a for a in args if not a.startswith("-")), args[0])
         try:
             done = subprocess.run(
                 self._argv(args, use_shadow),
@@ -147,14 +150,14 @@ class HardenedGit:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE if stdout is None else stdout,
                 stderr=subprocess.PIPE,
-                timeout=GIT_TIMEOUT_S,
+                timeout=timeout_s,
                 check=False,
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
-            raise GitError(f"git {args[0]} could not run: {exc}") from exc
+            raise GitError(f"git {command} could not run: {exc}") from exc
         if done.returncode not in ok:
             err = done.stderr[-500:].decode("utf-8", "replace").strip()
-            raise GitError(f"git {args[0]} failed ({done.returncode}): {err}")
+            raise GitError(f"git {command} failed ({done.returncode}): {err}")
         return done
 
     def require_commit(self, sha: str, what: str = "commit") -> str:
@@ -170,15 +173,18 @@ class HardenedGit:
             raise GitError(f"{what} {sha} is a {kind.decode('ascii', 'replace')}, not a commit")
         return sha
 
+    def _copy_refs(self) -> None:
+        if not self._refs_copied:
+            src.copy_refs(self._dirs, self.shadow)
+            self._refs_copied = True
+
     def resolve(self, ref: str, what: str = "commit") -> str:
         """A branch, tag, short id or full id of the source as its full commit id, with
         ``rev-parse --verify`` in the shadow (which holds copies of the source's refs)."""
         check_ref(ref, what)
         if COMMIT_RE.fullmatch(ref):
             return self.require_commit(ref, what)
-        if not self._refs_copied:
-            src.copy_refs(self._dirs, self.shadow)
-            self._refs_copied = True
+        self._copy_refs()
         done = self._run_raw(
             ["rev-parse", "--verify", "--end-of-options", f"{ref}^{{commit}}"], ok=(0, 128)
         )
@@ -202,9 +208,7 @@ class HardenedGit:
         refs, so no hook, fsmonitor, filter or submodule of the source runs."""
         if self._dirs.work_tree is None:
             return None
-        if not self._refs_copied:
-            src.copy_refs(self._dirs, self.shadow)
-            self._refs_copied = True
+        self._copy_refs()
         if not src.copy_index(self._dirs, self.shadow):
             return None
         done = self._run_raw(
@@ -216,7 +220,8 @@ class HardenedGit:
                 "--no-renames",
                 "--untracked-files=normal",
                 "--ignore-submodules=all",
-            ]
+            ],
+            timeout_s=STATUS_TIMEOUT_S,
         )
         if len(done.stdout) > MAX_DIFF_BYTES:
             raise GitError("the work tree's status is too large")
