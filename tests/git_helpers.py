@@ -57,3 +57,37 @@ def commit(repo: Path, files: dict[str, str | bytes | None], message: str = "cha
 
 def checkout(repo: Path, sha: str) -> None:
     git(repo, "checkout", "--quiet", sha)
+
+
+def arm(repo: Path, marker: Path) -> None:
+    """Every place a repository can name a command writes ``marker``."""
+    touch = f"sh -c 'echo ran >> {marker}'"
+    for key, value in (
+        ("core.fsmonitor", touch),
+        ("core.pager", touch),
+        ("core.sshCommand", touch),
+        ("core.askPass", touch),
+        ("core.hooksPath", str(repo / ".git" / "hooks")),
+        ("diff.external", touch),
+        ("diff.evil.textconv", touch),
+        ("diff.evil.command", touch),
+        ("filter.evil.smudge", touch),
+        ("filter.evil.clean", touch),
+        ("filter.evil.process", touch),
+        ("filter.evil.required", "true"),
+        ("filter.lfs.smudge", touch),
+        ("filter.lfs.process", touch),
+        ("uploadpack.packObjectsHook", touch),
+        ("include.path", str(repo / "extra.config")),
+        ("alias.archive", f"!{touch}"),
+    ):
+        git(repo, "config", key, value)
+    (repo / "extra.config").write_text(f"[core]\n\tpager = {touch}\n")
+    hooks = repo / ".git" / "hooks"
+    hooks.mkdir(exist_ok=True)
+    for hook in ("post-checkout", "pre-commit", "reference-transaction", "fsmonitor-watchman"):
+        script = hooks / hook
+        script.write_text(f"#!/bin/sh\necho ran >> {marker}\n")
+        script.chmod(0o755)
+    (repo / ".git" / "info").mkdir(exist_ok=True)
+    (repo / ".git" / "info" / "attributes").write_text("* filter=evil diff=evil\n")

@@ -1,7 +1,8 @@
 """Fixed model objects and every presentation output rendered from them.
 
 Each output of ``verify_pr.render`` has golden files here, one per case: the run CLI's summary
-(``cli-*.txt``), ``compare_summary.md`` (``compare-summary-*.md``), the action's job summary
+(``cli-*.txt``; on a terminal ``tty-run-*.txt``), compare's lines on a terminal
+(``tty-compare-*.txt``), ``compare_summary.md`` (``compare-summary-*.md``), the action's job summary
 for run and compare (``job-run-*.md``, ``job-compare-*.md``) and the check run's title, summary
 and text (``check-*.md``). The cases walk every verdict of both enums and carry the PR's
 hostile text (pipes, mentions, newlines, bidi controls) so the escaping is part of the golden.
@@ -26,8 +27,8 @@ from verify_pr.publish.intake import Intake
 from verify_pr.publish.summary import render as render_check
 from verify_pr.publish.trust import Trust
 from verify_pr.render.job_summary import compare_job_summary, run_job_summary
-from verify_pr.render.terminal import run_summary
-from verify_pr.verify.compare_summary import summary_markdown
+from verify_pr.render.terminal import compare_text, run_summary
+from verify_pr.verify.compare_summary import listed, summary_markdown
 
 GOLDEN = Path(__file__).resolve().parent
 BASE_SHA = "6dcb09b5b57875f334f61aebed695e2e4193db5e"
@@ -236,12 +237,14 @@ def outputs(
     found: dict[str, Callable[[], str]] = {}
     for name, v in runs.items():
         found[f"cli-{name}.txt"] = lambda v=v: run_summary(v, OUT_DIR) + "\n"
+        found[f"tty-run-{name}.txt"] = lambda v=v: run_summary(v, OUT_DIR, terminal=True) + "\n"
         found[f"job-run-{name}.md"] = lambda v=v: run_job_summary(v)
         found[f"check-run-{name}.md"] = lambda v=v: _check(
             Intake(verdict=v, output="1 failed\n\x1b[31mred\x1b[0m ```\n"), Trust()
         )
     for name, r in compares.items():
         found[f"compare-summary-{name}.md"] = lambda r=r: summary_markdown(r) + "\n"
+        found[f"tty-compare-{name}.txt"] = lambda r=r: compare_text(r, listed(r), OUT_DIR) + "\n"
         found[f"job-compare-{name}.md"] = lambda r=r: compare_job_summary(r)
         found[f"check-compare-{name}.md"] = lambda r=r: _check(
             Intake(compare=r, output="head output\n"), Trust()

@@ -268,7 +268,9 @@ def test_own_command_judges_every_run_alike(shas: Shas, tmp_path: Path) -> None:
 
 def test_refused_inputs_exit_2(shas: Shas, tmp_path: Path) -> None:
     base = ["compare", "--git", str(shas.repo), "--image", IMAGE]
-    assert cli.main([*base, "--base", "HEAD", "--head", shas.fix]) == 2
+    # names resolve (tests/unit/verify/test_cli_compare_refs.py); ranges and options do not
+    assert cli.main([*base, "--base", "HEAD~1..HEAD", "--head", shas.fix]) == 2
+    assert cli.main([*base, "--base=-HEAD", "--head", shas.fix]) == 2
     assert cli.main([*base, "--base", shas.base]) == 2
     assert cli.main([*base, "--base", shas.base, "--head", shas.base]) == 2
     assert cli.main([*base, "--base", "d" * 40, "--head", shas.fix]) == 2

@@ -164,7 +164,10 @@ def test_blocked_when_image_not_local(minimal_image: str, tmp_path: Path) -> Non
     run = sandbox(tmp_path, "verify-pr-no-such-image:never", "true")
     assert run.code == 3
     assert run.result["status"] == "BLOCKED"
-    assert "not present locally" in run.result["detail"]
+    assert run.result["detail"] == (
+        "image verify-pr-no-such-image:never is not on this daemon; load or build it: "
+        "the sandbox never pulls"
+    )
 
 
 def test_host_tokens_reach_neither_container_nor_argv_nor_out(

@@ -1,1 +1,2 @@
-"""Hardened git (``hardened``) and safe extraction of the trees it exports (``archive``)."""
+"""Hardened git (``hardened``, run with ``env``, the source read as data by ``source``) and safe
+extraction of the trees it exports (``archive``)."""

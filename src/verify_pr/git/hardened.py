@@ -4,11 +4,13 @@ The repository on disk is not trusted: its ``config`` (``core.fsmonitor``, ``cor
 ``filter.*``, ``diff.external``, textconv), its hooks and its ``info/attributes`` could all
 run code. So git never opens that repository as a repository: every command runs in a fresh
 *shadow* bare repository whose only link to the source is ``objects/info/alternates``. The
-source's config, hooks, refs (``refs/replace``), grafts and attributes are never read.
+source's config, hooks, ``refs/replace``, grafts and attributes are never read; its branches,
+tags, HEAD and index are copied in as data (``source``) only to resolve a name or to read the
+work tree's status.
 
 On top of that, every command gets a scrubbed environment (no tokens, no user or system
-config, an empty HOME, no prompts, no protocols) and ``-c`` overrides that switch off hooks,
-fsmonitor, filters, LFS, submodules and protocols. The shadow's ``info/attributes`` (the
+config, an empty HOME, no prompts, no protocols) and ``-c`` overrides (``env``) that switch
+off hooks, fsmonitor, filters, LFS, submodules and protocols. The shadow's ``info/attributes`` (the
 highest-precedence attributes file) unsets export-subst, export-ignore, filter, ident, text,
 eol and working-tree-encoding for every path, so ``git archive`` writes each blob as stored
 and hides nothing, whatever ``.gitattributes`` the tree carries.
@@ -28,54 +30,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from verify_pr.errors import GitError, InputRefused
+from verify_pr.git import source as src
 from verify_pr.git.archive import extract_tar
+from verify_pr.git.env import GIT_OVERRIDES, SHADOW_ATTRIBUTES, git_env
 
 COMMIT_RE = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+# what ``--base``/``--head`` may name: a ref or a short id, with ``~N``/``^N`` steps; never a
+# leading ``-`` (an option), never ``:`` (a path), ``@{`` (a reflog) or ``..`` (a range)
+REF_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./@+-]{0,254}(?:[~^][0-9]{0,4}){0,8}")
+SHORT_ID_RE = re.compile(r"[0-9a-f]{4,63}")
 GIT_TIMEOUT_S = 300
+STATUS_TIMEOUT_S = 60  # only for a warning: a huge untracked tree must not hold compare long
 MAX_ARCHIVE_BYTES = 2 << 30
 MAX_DIFF_BYTES = 64 << 20
-
-# Switched off on every command line (they also have nothing to act on in the shadow repo).
-GIT_OVERRIDES: tuple[str, ...] = (
-    "core.hooksPath=/dev/null",
-    "core.fsmonitor=false",
-    "core.untrackedCache=false",
-    "core.attributesFile=/dev/null",
-    "core.excludesFile=/dev/null",
-    "core.pager=cat",
-    "core.askPass=",
-    "core.sshCommand=false",
-    "core.gitProxy=",
-    "core.autocrlf=false",
-    "core.eol=lf",
-    "core.safecrlf=false",
-    "core.symlinks=true",
-    "core.protectNTFS=true",
-    "core.protectHFS=true",
-    "protocol.allow=never",
-    "protocol.ext.allow=never",
-    "protocol.file.allow=never",
-    "submodule.recurse=false",
-    "diff.external=",
-    "diff.noprefix=false",
-    "diff.renames=false",
-    "diff.submodule=short",
-    "filter.lfs.smudge=",
-    "filter.lfs.clean=",
-    "filter.lfs.process=",
-    "filter.lfs.required=false",
-    "uploadpack.packObjectsHook=",
-    "credential.helper=",
-    "tar.umask=0022",
-    "merge.renormalize=false",
-    "merge.conflictStyle=merge",
-    "safe.directory=*",
-)
-# Highest-precedence attributes: every path is exported byte for byte, nothing is hidden;
-# ``!merge`` leaves merges to git's built-in text/binary merge (no named driver can apply).
-SHADOW_ATTRIBUTES = (
-    "* -export-subst -export-ignore -filter -ident -text -eol -working-tree-encoding -diff !merge\n"
-)
 
 
 def check_commit(value: str, what: str = "commit") -> str:
@@ -88,64 +55,19 @@ def check_commit(value: str, what: str = "commit") -> str:
     return value
 
 
-def git_env(home: Path) -> dict[str, str]:
-    """Built from nothing: no token, no SSH agent, no GIT_* from the caller."""
-    return {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "HOME": str(home),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "LANG": "C",
-        "LC_ALL": "C",
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": "/dev/null",
-        "GIT_CONFIG_SYSTEM": "/dev/null",
-        "GIT_ATTR_NOSYSTEM": "1",
-        "GIT_TERMINAL_PROMPT": "0",
-        "GIT_ASKPASS": "/bin/false",
-        "SSH_ASKPASS": "/bin/false",
-        "GIT_SSH_COMMAND": "/bin/false",
-        "GIT_ALLOW_PROTOCOL": "none",
-        "GIT_PROTOCOL_FROM_USER": "0",
-        "GIT_LFS_SKIP_SMUDGE": "1",
-        "GIT_NO_REPLACE_OBJECTS": "1",
-        "GIT_NO_LAZY_FETCH": "1",
-        "GIT_OPTIONAL_LOCKS": "0",
-        "GIT_PAGER": "cat",
-        "PAGER": "cat",
-        "GIT_CEILING_DIRECTORIES": "/",
-    }
-
-
-def _objects_dir(source: Path) -> Path:
-    """The object store of a work tree, a linked worktree or a bare repo, found by reading
-    files (never by asking git inside the source, which would read its config)."""
-    try:
-        root = source.resolve(strict=True)
-    except OSError as exc:
-        raise InputRefused(f"--git {str(source)!r} does not exist") from exc
-    if not root.is_dir():
-        raise InputRefused(f"--git {str(source)!r} is not a directory")
-    dotgit = root / ".git"
-    if dotgit.is_file():
-        text = dotgit.read_text(encoding="utf-8", errors="replace").strip()
-        if not text.startswith("gitdir: "):
-            raise GitError(f"{dotgit} is not a gitdir file")
-        gitdir = (root / text[len("gitdir: ") :]).resolve()
-    elif dotgit.is_dir():
-        gitdir = dotgit.resolve()
-    elif (root / "objects").is_dir() and (root / "HEAD").is_file():
-        gitdir = root
-    else:
-        raise InputRefused(f"--git {str(source)!r} is not a git repository")
-    commondir = gitdir / "commondir"
-    if commondir.is_file():
-        gitdir = (gitdir / commondir.read_text(encoding="utf-8").strip()).resolve()
-    objects = gitdir / "objects"
-    if not objects.is_dir():
-        raise GitError(f"no object store at {objects}")
-    if any(ch in str(objects) for ch in "\n\r\0") or not objects.is_absolute():
-        raise GitError("the object store path cannot be used as an alternate")
-    return objects
+def check_ref(value: str, what: str = "commit") -> str:
+    """A branch, tag or short id as a user types it: no option, no range, no reflog, no path."""
+    if (
+        not isinstance(value, str)
+        or not REF_RE.fullmatch(value)
+        or ".." in value
+        or "@{" in value
+        or value.endswith((".lock", "/", "."))
+    ):
+        raise InputRefused(
+            f"{what} must be a branch, a tag, a short or full commit id, got {str(value)[:80]!r}"
+        )
+    return value
 
 
 @dataclass(frozen=True)
@@ -166,7 +88,9 @@ class HardenedGit:
     def __post_init__(self) -> None:
         if self.object_format not in ("sha1", "sha256"):
             raise InputRefused("object format must be sha1 or sha256")
-        objects = _objects_dir(self.source)
+        self._dirs = src.locate(self.source)
+        objects = src.objects_dir(self._dirs)
+        self._refs_copied = False
         self._tmp = Path(tempfile.mkdtemp(prefix="verify-pr-git-"))
         self.home = self._tmp / "home"
         self.home.mkdir()
@@ -215,7 +139,9 @@ class HardenedGit:
         use_shadow: bool = True,
         stdout: int | None = None,
         ok: tuple[int, ...] = (0,),
+        timeout_s: int = GIT_TIMEOUT_S,
     ) -> subprocess.CompletedProcess[bytes]:
+        command = next((a for a in args if not a.startswith("-")), args[0])
         try:
             done = subprocess.run(
                 self._argv(args, use_shadow),
@@ -224,14 +150,14 @@ class HardenedGit:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE if stdout is None else stdout,
                 stderr=subprocess.PIPE,
-                timeout=GIT_TIMEOUT_S,
+                timeout=timeout_s,
                 check=False,
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
-            raise GitError(f"git {args[0]} could not run: {exc}") from exc
+            raise GitError(f"git {command} could not run: {exc}") from exc
         if done.returncode not in ok:
             err = done.stderr[-500:].decode("utf-8", "replace").strip()
-            raise GitError(f"git {args[0]} failed ({done.returncode}): {err}")
+            raise GitError(f"git {command} failed ({done.returncode}): {err}")
         return done
 
     def require_commit(self, sha: str, what: str = "commit") -> str:
@@ -246,6 +172,60 @@ class HardenedGit:
         if kind != b"commit":
             raise GitError(f"{what} {sha} is a {kind.decode('ascii', 'replace')}, not a commit")
         return sha
+
+    def _copy_refs(self) -> None:
+        if not self._refs_copied:
+            src.copy_refs(self._dirs, self.shadow)
+            self._refs_copied = True
+
+    def resolve(self, ref: str, what: str = "commit") -> str:
+        """A branch, tag, short id or full id of the source as its full commit id, with
+        ``rev-parse --verify`` in the shadow (which holds copies of the source's refs)."""
+        check_ref(ref, what)
+        if COMMIT_RE.fullmatch(ref):
+            return self.require_commit(ref, what)
+        self._copy_refs()
+        done = self._run_raw(
+            ["rev-parse", "--verify", "--end-of-options", f"{ref}^{{commit}}"], ok=(0, 128)
+        )
+        said = done.stderr.decode("utf-8", "replace").strip()
+        if "ambiguous" in said:
+            raise InputRefused(f"{what} {ref!r} is ambiguous: name it in full ({said[:200]})")
+        if done.returncode != 0:
+            raise InputRefused(f"{what} {ref!r} names no commit of the repository")
+        if SHORT_ID_RE.fullmatch(ref):
+            listed = self._run_raw(["rev-parse", f"--disambiguate={ref}"], ok=(0, 128))
+            if len(listed.stdout.split()) > 1:
+                raise InputRefused(
+                    f"{what} {ref!r} is ambiguous: {len(listed.stdout.split())} objects "
+                    "start with it; give more digits"
+                )
+        return self.require_commit(done.stdout.decode("ascii", "replace").strip(), what)
+
+    def uncommitted(self) -> list[bytes] | None:
+        """``git status --porcelain`` lines of the source's work tree against its HEAD (None
+        when it has no work tree or index): read in the shadow from a copy of the index and
+        refs, so no hook, fsmonitor, filter or submodule of the source runs."""
+        if self._dirs.work_tree is None:
+            return None
+        self._copy_refs()
+        if not src.copy_index(self._dirs, self.shadow):
+            return None
+        done = self._run_raw(
+            [
+                f"--work-tree={self._dirs.work_tree}",
+                "status",
+                "--porcelain=v1",
+                "-z",
+                "--no-renames",
+                "--untracked-files=normal",
+                "--ignore-submodules=all",
+            ],
+            timeout_s=STATUS_TIMEOUT_S,
+        )
+        if len(done.stdout) > MAX_DIFF_BYTES:
+            raise GitError("the work tree's status is too large")
+        return parse_nul_list(done.stdout)
 
     def changed_paths(self, base: str, head: str) -> list[bytes]:
         """Paths that differ between the two trees (both sides of a rename), as raw bytes."""

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from verify_pr.markdown import escape_inline, inline_code
+from verify_pr.markdown import inline_code
 from verify_pr.models.compare import CompareResult, CompareVerdict
-from verify_pr.render.compared import SUMMARY_MAX_ROWS, compared_line, proof_lines
+from verify_pr.render.compared import SUMMARY_MAX_ROWS, compared_line, paths_line, proof_lines
 from verify_pr.render.parts import ID_CHARS, bullets, transition_counts_table
 from verify_pr.render.verdicts import compare_title
 
@@ -39,14 +39,9 @@ def compare_summary_markdown(result: CompareResult, listed: Listed) -> str:
         if ids:
             lines += _listed(title, ids)
     lines += [compared_line(result), "", transition_counts_table(result.counts)]
-    if result.test_paths or result.code_paths:
-        lines.append(
-            f"The PR changes {len(result.test_paths)} test path(s) and "
-            f"{len(result.code_paths)} code path(s)"
-            + (f" ({escape_inline(result.test_rule)})" if result.test_rule else "")
-            + "."
-        )
-        lines.append("")
+    changed = paths_line(result)
+    if changed:
+        lines += [changed, ""]
     for title, paths in (
         ("Harness files changed by the PR", result.harness_files_changed),
         ("Conflicting paths", result.conflicts),

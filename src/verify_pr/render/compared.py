@@ -6,6 +6,8 @@ PR is escaped.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from verify_pr.markdown import escape_inline, inline_code
 from verify_pr.models.compare import CompareMethod, CompareResult
 
@@ -13,22 +15,33 @@ SUMMARY_MAX_ROWS = 10
 SUMMARY_MESSAGE_CHARS = 300
 
 
-def compared_line(result: CompareResult) -> str:
-    """What ran as before and after, in one line."""
-    base, head = inline_code(result.base_sha[:12]), inline_code(result.head_sha[:12])
+def compared_line(result: CompareResult, code: Callable[[str], str] = inline_code) -> str:
+    """What ran as before and after, in one line (``code`` shows an id: Markdown by default)."""
+    base, head = code(result.base_sha[:12]), code(result.head_sha[:12])
     if result.method is CompareMethod.MERGE and result.merge_tree:
-        after = f"head {head} merged into base {base} (tree {inline_code(result.merge_tree[:12])})"
+        after = f"head {head} merged into base {base} (tree {code(result.merge_tree[:12])})"
     elif result.method is CompareMethod.HEAD:
         after = f"head {head} (base {base} is its ancestor)"
     else:
         after = f"head {head}"
     since = (
-        f", PR's change from merge base {inline_code(result.merge_base[:12])}"
+        f", PR's change from merge base {code(result.merge_base[:12])}"
         if (result.merge_base)
         else ""
     )
     strict = "; head ran with base's harness files (strict)" if result.strict_harness else ""
     return f"Compared base {base} ({result.base.verdict}) with {after}{since}{strict}."
+
+
+def paths_line(result: CompareResult, text: Callable[[str], str] = escape_inline) -> str | None:
+    """How many test and code paths the PR changes, and the rule that split them."""
+    if not (result.test_paths or result.code_paths):
+        return None
+    rule = f" ({text(result.test_rule)})" if result.test_rule else ""
+    return (
+        f"The PR changes {len(result.test_paths)} test path(s) and "
+        f"{len(result.code_paths)} code path(s){rule}."
+    )
 
 
 def proof_lines(result: CompareResult) -> list[str]:

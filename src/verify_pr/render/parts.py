@@ -76,17 +76,21 @@ def harness_section(result: CompareResult) -> list[str]:
     ]
 
 
+def transition_counts(c: TransitionCounts) -> list[tuple[str, int]]:
+    """The comparison's counts by name, every transition, expected failures too."""
+    return [
+        ("FAIL→PASS", c.fail_to_pass),
+        ("PASS→FAIL", c.pass_to_fail),
+        ("PASS→PASS", c.pass_to_pass),
+        ("FAIL→FAIL", c.fail_to_fail),
+        ("added", c.added),
+        ("removed", c.removed),
+        ("skipped", c.skipped),
+        ("expected to fail", c.expected_failure),
+    ]
+
+
 def transition_counts_table(c: TransitionCounts) -> str:
-    """The comparison's counts, one row (every transition, expected failures too)."""
-    counts = (
-        c.fail_to_pass,
-        c.pass_to_fail,
-        c.pass_to_pass,
-        c.fail_to_fail,
-        c.added,
-        c.removed,
-        c.skipped,
-        c.expected_failure,
-    )
-    header = ("FAIL→PASS", "PASS→FAIL", "PASS→PASS", "FAIL→FAIL", "added", "removed", "skipped")
-    return table((*header, "expected to fail"), [tuple(str(n) for n in counts)])
+    """The comparison's counts, one row."""
+    counts = transition_counts(c)
+    return table(tuple(name for name, _ in counts), [tuple(str(n) for _, n in counts)])

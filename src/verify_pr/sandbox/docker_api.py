@@ -58,11 +58,12 @@ def _out_of_resources(exc: BaseException) -> bool:
     return False
 
 
-def _blocked_from(exc: Exception, doing: str) -> SandboxBlocked:
+def _blocked_from(exc: Exception, doing: str, image: str | None = None) -> SandboxBlocked:
     """Map one third-party error, by its type, to the user's one line.
 
-    ImageNotFound: not present locally. APIError (the daemon answered): out of resources when its
-    message says so (the only place it does), else failed. An errno of exhaustion: out of
+    ImageNotFound: not on this daemon, said without the SDK's URL and status text. APIError (the
+    daemon answered): out of resources when its message says so (the only place it does), else
+    failed. An errno of exhaustion: out of
     resources. requests' errors (OSError subclasses, as is all the transport raises), urllib3's
     ProtocolError and OSError: unreachable. Any other DockerException or HTTP error: failed.
     """
@@ -71,7 +72,8 @@ def _blocked_from(exc: Exception, doing: str) -> SandboxBlocked:
 
     if isinstance(exc, docker.errors.ImageNotFound):
         return SandboxBlocked(
-            f"image is not present locally: {exc}", hint="the sandbox never pulls; load it first"
+            f"image {image or 'of the sandbox'} is not on this daemon; "
+            "load or build it: the sandbox never pulls"
         )
     if isinstance(exc, docker.errors.APIError):
         said = str(exc.explanation or exc).lower()
@@ -150,10 +152,10 @@ class DockerApi:
         self.call("checking that it answers", self._client.ping)
 
     def inspect_image(self, image: str) -> dict[str, Any]:
-        result: dict[str, Any] = self.call(
-            "inspecting the image", self._client.inspect_image, image
-        )
-        return result
+        try:
+            return self._client.inspect_image(image)
+        except third_party_errors() as exc:
+            raise _blocked_from(exc, "inspecting the image", image) from exc
 
     def create(self, kwargs: dict[str, Any]) -> tuple[str, list[str]]:
         host_config = self.call(

@@ -12,6 +12,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -33,9 +34,10 @@ from verify_pr.errors import InputRefused, SandboxBlocked, VerifyPrError
 from verify_pr.exit_codes import CRASHED, report_crash
 from verify_pr.models.compare import CompareVerdict
 from verify_pr.models.verdict import Verdict, VerdictFile
-from verify_pr.render.terminal import run_summary
+from verify_pr.render.terminal import compare_text, run_summary, shown, uncommitted_warning
 
 if TYPE_CHECKING:
+    from verify_pr.sandbox.resources import Resources
     from verify_pr.sandbox.spool import ReportSpool
 
 EXIT_CODES = {Verdict.PASS: 0, Verdict.FAIL: 1, Verdict.BLOCKED: 3, Verdict.NOT_PROVEN: 4}
@@ -57,6 +59,23 @@ class _Parser(argparse.ArgumentParser):
         raise InputRefused(message)
 
 
+def _shared_flags() -> _Parser:
+    """The flags run and compare share, declared once (each sub-parser takes them as a parent)."""
+    p = _Parser(add_help=False, allow_abbrev=False)
+    p.add_argument("--image", required=True, help="local image holding the runner and deps")
+    p.add_argument("--runner", default=AUTO, choices=RUNNER_CHOICES)
+    p.add_argument("--out", help="new or empty folder for the files (default: a temp dir)")
+    p.add_argument("--command", help="own command for every run; {report} is the report path")
+    p.add_argument("--report-format", choices=CUSTOM_FORMAT_CHOICES)
+    p.add_argument(
+        "--timeout", default=str(DEFAULT_TIMEOUT_S), help=f"seconds per run, 1..{MAX_TIMEOUT_S}"
+    )
+    p.add_argument("--max-output", default="1048576", help="bytes, 1..1048576")
+    p.add_argument("--cpus", default="1", help="CPUs for each sandbox, 0.25..64")
+    p.add_argument("--memory", default="512m", help="memory for each sandbox, 512m..64g")
+    return p
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="verify-pr",
@@ -64,37 +83,27 @@ def build_parser() -> argparse.ArgumentParser:
         allow_abbrev=False,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    shared = [_shared_flags()]
     sub = p.add_subparsers(dest="mode", required=True)
-    run = sub.add_parser("run", help="run the suite once and judge it", allow_abbrev=False)
-    run.add_argument("--repo", required=True, help="the PR's tree (read-only in the sandbox)")
-    run.add_argument("--image", required=True, help="local image holding the runner and deps")
-    run.add_argument("--runner", default=AUTO, choices=RUNNER_CHOICES)
-    run.add_argument("--out", help="new or empty folder for the files (default: a temp dir)")
-    run.add_argument("--command", help="own command; {report} becomes the report path")
-    run.add_argument("--report-format", choices=CUSTOM_FORMAT_CHOICES)
-    run.add_argument(
-        "--timeout", default=str(DEFAULT_TIMEOUT_S), help=f"seconds, 1..{MAX_TIMEOUT_S}"
+    run = sub.add_parser(
+        "run", help="run the suite once and judge it", allow_abbrev=False, parents=shared
     )
-    run.add_argument("--max-output", default="1048576", help="bytes, 1..1048576")
-    run.add_argument("--cpus", default="1", help="CPUs for the sandbox, 0.25..64")
-    run.add_argument("--memory", default="512m", help="memory for the sandbox, 512m..64g")
+    run.add_argument("--repo", required=True, help="the PR's tree (read-only in the sandbox)")
     cmp = sub.add_parser(
-        "compare", help="run the suite on base and on head and compare", allow_abbrev=False
+        "compare",
+        help="run the suite on base and on head and compare",
+        allow_abbrev=False,
+        parents=shared,
     )
     cmp.add_argument("--git", required=True, help="local git repository holding both commits")
-    cmp.add_argument("--base", help="base commit id (40 or 64 hex)")
-    cmp.add_argument("--head", help="head commit id (40 or 64 hex)")
+    cmp.add_argument("--base", help="base commit: a branch, a tag, a short or full commit id")
+    cmp.add_argument("--head", help="head commit: a branch, a tag, a short or full commit id")
     cmp.add_argument("--event", help="GitHub pull_request event file (base and head from it)")
-    cmp.add_argument("--image", required=True, help="local image holding the runner and deps")
-    cmp.add_argument("--runner", default=AUTO, choices=RUNNER_CHOICES)
-    cmp.add_argument("--out", help="new or empty folder for the files (default: a temp dir)")
     cmp.add_argument(
         "--strict-harness",
         action="store_true",
         help="run head's tests with base's versions of the harness files the PR changes",
     )
-    cmp.add_argument("--command", help="own command for every run; {report} is the report path")
-    cmp.add_argument("--report-format", choices=CUSTOM_FORMAT_CHOICES)
     cmp.add_argument(
         "--flake-runs",
         default=str(DEFAULT_FLAKE_RUNS),
@@ -102,13 +111,40 @@ def build_parser() -> argparse.ArgumentParser:
         "times per side, "
         f"0..{MAX_FLAKE_RUNS} (default {DEFAULT_FLAKE_RUNS})",
     )
-    cmp.add_argument("--cpus", default="1", help="CPUs for each sandbox, 0.25..64")
-    cmp.add_argument("--memory", default="512m", help="memory for each sandbox, 512m..64g")
-    cmp.add_argument(
-        "--timeout", default=str(DEFAULT_TIMEOUT_S), help=f"seconds per run, 1..{MAX_TIMEOUT_S}"
-    )
-    cmp.add_argument("--max-output", default="1048576", help="bytes, 1..1048576")
     return p
+
+
+@dataclass(frozen=True)
+class Shared:
+    """run's and compare's shared flags, checked once."""
+
+    image: str
+    runner: str
+    command: str | None
+    report_format: str | None
+    timeout_s: int
+    max_output: int
+    resources: Resources
+
+
+def shared_args(ns: argparse.Namespace) -> Shared:
+    """The shared flags' checks, in one place: the command and its format go together and
+    exclude --runner, a bad command is refused before any run, numbers are in range."""
+    from verify_pr.sandbox.cli import MAX_OUTPUT_RANGE, check_image, parse_number
+    from verify_pr.sandbox.resources import parse_resources
+    from verify_pr.verify.suite import plan_custom
+
+    if (ns.command is None) != (ns.report_format is None):
+        raise InputRefused("--command and --report-format go together")
+    if ns.command is not None and ns.runner != AUTO:
+        raise InputRefused("--runner and --command exclude each other")
+    image = check_image(ns.image)
+    timeout_s = parse_number("--timeout", ns.timeout, DEFAULT_TIMEOUT_S, TIMEOUT_RANGE)
+    max_output = parse_number("--max-output", ns.max_output, 1 << 20, MAX_OUTPUT_RANGE)
+    resources = parse_resources(ns.cpus, ns.memory)
+    if ns.command is not None:
+        plan_custom(ns.command, ns.report_format)
+    return Shared(image, ns.runner, ns.command, ns.report_format, timeout_s, max_output, resources)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -125,9 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: list[str]) -> int:
-    from verify_pr.sandbox.cli import MAX_OUTPUT_RANGE, check_image, parse_number
     from verify_pr.sandbox.guard import check_out, check_repo, check_tree
-    from verify_pr.sandbox.resources import parse_resources
     from verify_pr.verify.suite import plan_custom, plan_detected, run_suite
 
     ns = build_parser().parse_args(argv)
@@ -136,21 +170,16 @@ def _main(argv: list[str]) -> int:
     repo = check_repo(ns.repo, os.environ.get("HOME"))
     out_arg = ns.out or tempfile.mkdtemp(prefix="verify-pr-")
     out = check_out(out_arg, repo, RUN_OUT_FILES)
-    image = check_image(ns.image)
-    timeout_s = parse_number("--timeout", ns.timeout, DEFAULT_TIMEOUT_S, TIMEOUT_RANGE)
-    max_output = parse_number("--max-output", ns.max_output, 1 << 20, MAX_OUTPUT_RANGE)
-    resources = parse_resources(ns.cpus, ns.memory)
-    if (ns.command is None) != (ns.report_format is None):
-        raise InputRefused("--command and --report-format go together")
-    if ns.command is not None and ns.runner != AUTO:
-        raise InputRefused("--runner and --command exclude each other")
+    flags = shared_args(ns)
     check_tree(repo)
     plan = (
-        plan_custom(ns.command, ns.report_format) if ns.command else plan_detected(repo, ns.runner)
+        plan_custom(flags.command, flags.report_format)
+        if flags.command and flags.report_format
+        else plan_detected(repo, flags.runner)
     )
-    outcome = run_suite(repo, plan, image, timeout_s, max_output, resources)
+    outcome = run_suite(repo, plan, flags.image, flags.timeout_s, flags.max_output, flags.resources)
     write_all(out, outcome.verdict, outcome.run.output, outcome.run.report)
-    print(run_summary(outcome.verdict, out))
+    print(run_summary(outcome.verdict, out, terminal=sys.stdout.isatty()))
     return EXIT_CODES[outcome.verdict.verdict]
 
 
@@ -179,52 +208,42 @@ def read_event(path: str) -> tuple[str, str]:
 
 
 def _compare(ns: argparse.Namespace) -> int:
-    from verify_pr.git.hardened import check_commit
-    from verify_pr.sandbox.cli import MAX_OUTPUT_RANGE, check_image, parse_number
+    from verify_pr.sandbox.cli import parse_number
     from verify_pr.sandbox.guard import check_out
-    from verify_pr.sandbox.resources import parse_resources
     from verify_pr.verify.compare_run import CompareRequest, run_compare
-    from verify_pr.verify.compare_summary import summary_markdown
+    from verify_pr.verify.compare_summary import listed, summary_markdown
 
     if ns.event is not None and (ns.base is not None or ns.head is not None):
         raise InputRefused("--event excludes --base and --head")
     if ns.event is None and (ns.base is None or ns.head is None):
         raise InputRefused("give --base and --head, or --event")
-    base, head = read_event(ns.event) if ns.event else (ns.base, ns.head)
-    base, head = check_commit(base, "--base"), check_commit(head, "--head")
-    if base == head:
-        raise InputRefused("--base and --head are the same commit: nothing to compare")
     git_dir = Path(ns.git)
     if not git_dir.is_dir():
         raise InputRefused(f"--git {ns.git!r} is not a directory")
     out_arg = ns.out or tempfile.mkdtemp(prefix="verify-pr-compare-")
     out = check_out(out_arg, git_dir.resolve(), COMPARE_OUT)
-    if (ns.command is None) != (ns.report_format is None):
-        raise InputRefused("--command and --report-format go together")
-    if ns.command is not None and ns.runner != AUTO:
-        raise InputRefused("--runner and --command exclude each other")
-    if ns.command is not None:
-        from verify_pr.verify.suite import plan_custom
-
-        plan_custom(ns.command, ns.report_format)  # refuse a bad command before any run
+    flags = shared_args(ns)
     for side in COMPARE_SIDE_DIRS:
         if (out / side).is_symlink() or ((out / side).exists() and not (out / side).is_dir()):
             raise InputRefused(f"--out {side} is not a plain directory")
+    base, head = commits(git_dir, ns.event, ns.base, ns.head)
+    if base == head:
+        raise InputRefused("--base and --head are the same commit: nothing to compare")
     request = CompareRequest(
         git_dir=git_dir,
         base_sha=base,
         head_sha=head,
-        image=check_image(ns.image),
-        runner=ns.runner,
-        timeout_s=parse_number("--timeout", ns.timeout, DEFAULT_TIMEOUT_S, TIMEOUT_RANGE),
-        max_output=parse_number("--max-output", ns.max_output, 1 << 20, MAX_OUTPUT_RANGE),
+        image=flags.image,
+        runner=flags.runner,
+        timeout_s=flags.timeout_s,
+        max_output=flags.max_output,
         strict_harness=ns.strict_harness,
-        command=ns.command,
-        report_format=ns.report_format,
+        command=flags.command,
+        report_format=flags.report_format,
         flake_runs=parse_number(
             "--flake-runs", ns.flake_runs, DEFAULT_FLAKE_RUNS, FLAKE_RUNS_RANGE
         ),
-        resources=parse_resources(ns.cpus, ns.memory),
+        resources=flags.resources,
     )
     from verify_pr.sandbox.out_files import write_atomic
 
@@ -245,9 +264,50 @@ def _compare(ns: argparse.Namespace) -> int:
     write_atomic(out, COMPARE_RESULT_FILE, body)
     markdown = summary_markdown(run.result)
     write_atomic(out, COMPARE_SUMMARY_FILE, markdown.encode())
-    print(markdown)
-    print(f"files: {out}")
+    if sys.stdout.isatty():  # a person: plain text; a file or pipe: the Markdown, as before
+        print(compare_text(run.result, listed(run.result), out))
+    else:
+        print(markdown)
+        print(f"files: {out}")
     return COMPARE_EXIT_CODES[run.result.verdict]
+
+
+def commits(git_dir: Path, event: str | None, base: str, head: str) -> tuple[str, str]:
+    """Full commit ids: the event's as given; --base and --head resolved by the hardened git
+    (a branch, a tag, a short id), each printed on stderr with its full id, and a word on
+    stderr when the work tree holds changes that compare will not see."""
+    from verify_pr.git.hardened import COMMIT_RE, HardenedGit, check_commit
+    from verify_pr.git.source import locate, object_format
+
+    if event is not None:
+        base, head = read_event(event)
+        return check_commit(base, "--base"), check_commit(head, "--head")
+    given = {"--base": base, "--head": head}
+    if all(COMMIT_RE.fullmatch(ref) for ref in given.values()):
+        fmt = "sha256" if len(base) == 64 else "sha1"  # as given: run_compare checks them
+    else:
+        fmt = object_format(locate(git_dir))
+        with HardenedGit(git_dir, object_format=fmt) as git:
+            for what, ref in given.items():
+                if not COMMIT_RE.fullmatch(ref):
+                    given[what] = git.resolve(ref, what)
+                    print(f"{what[2:]}: {shown(ref)} = {given[what]}", file=sys.stderr)
+    warning = _uncommitted(git_dir, fmt)
+    if warning:
+        print(f"verify-pr: warning: {warning}", file=sys.stderr)
+    return check_commit(given["--base"], "--base"), check_commit(given["--head"], "--head")
+
+
+def _uncommitted(git_dir: Path, object_format: str) -> str | None:
+    """A word when the work tree has changes; a status that cannot be read is said, not
+    fatal (compare reads commits, which is checked on its own)."""
+    from verify_pr.git.hardened import HardenedGit
+
+    try:
+        with HardenedGit(git_dir, object_format=object_format) as git:
+            return uncommitted_warning(git.uncommitted() or [])
+    except VerifyPrError as exc:
+        return f"the --git work tree's status could not be read: {exc.diagnostics()}"
 
 
 def write_all(out: Path, verdict: VerdictFile, output: bytes, report: ReportSpool | None) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.git_helpers import commit, git, init_repo
+from tests.git_helpers import arm, commit, git, init_repo
 from verify_pr.errors import GitError, InputRefused
 from verify_pr.git import archive
 from verify_pr.git import hardened as hgit
@@ -166,47 +166,13 @@ def test_not_a_repository_is_refused(tmp_path: Path) -> None:
         hgit.HardenedGit(tmp_path / "missing")
 
 
-def _arm(repo: Path, marker: Path) -> None:
-    """Every place a repository can name a command writes ``marker``."""
-    touch = f"sh -c 'echo ran >> {marker}'"
-    for key, value in (
-        ("core.fsmonitor", touch),
-        ("core.pager", touch),
-        ("core.sshCommand", touch),
-        ("core.askPass", touch),
-        ("core.hooksPath", str(repo / ".git" / "hooks")),
-        ("diff.external", touch),
-        ("diff.evil.textconv", touch),
-        ("diff.evil.command", touch),
-        ("filter.evil.smudge", touch),
-        ("filter.evil.clean", touch),
-        ("filter.evil.process", touch),
-        ("filter.evil.required", "true"),
-        ("filter.lfs.smudge", touch),
-        ("filter.lfs.process", touch),
-        ("uploadpack.packObjectsHook", touch),
-        ("include.path", str(repo / "extra.config")),
-        ("alias.archive", f"!{touch}"),
-    ):
-        git(repo, "config", key, value)
-    (repo / "extra.config").write_text(f"[core]\n\tpager = {touch}\n")
-    hooks = repo / ".git" / "hooks"
-    hooks.mkdir(exist_ok=True)
-    for hook in ("post-checkout", "pre-commit", "reference-transaction", "fsmonitor-watchman"):
-        script = hooks / hook
-        script.write_text(f"#!/bin/sh\necho ran >> {marker}\n")
-        script.chmod(0o755)
-    (repo / ".git" / "info").mkdir(exist_ok=True)
-    (repo / ".git" / "info" / "attributes").write_text("* filter=evil diff=evil\n")
-
-
 def test_repo_config_hooks_and_attributes_never_run(tmp_path: Path) -> None:
     marker = tmp_path / "MARKER"
     repo = init_repo(tmp_path / "src")
     attrs = "* filter=evil diff=evil\n*.txt filter=lfs diff=lfs merge=lfs\n"
     base = commit(repo, {".gitattributes": attrs, "a.py": "1\n", "b.txt": "x\n"})
     head = commit(repo, {"a.py": "2\n", "b.txt": "y\n"})
-    _arm(repo, marker)
+    arm(repo, marker)
 
     # The fixture is armed: plain git in the source runs the textconv/external diff.
     with contextlib.suppress(subprocess.CalledProcessError):  # the evil filter "fails"
@@ -299,7 +265,7 @@ def _forked(tmp_path: Path, attrs: str = "") -> tuple[Path, str, str, str]:
 def test_merge_tree_merges_head_into_base_without_running_anything(tmp_path: Path) -> None:
     marker = tmp_path / "MARKER"
     repo, fork, pr, tip = _forked(tmp_path, "* merge=evil filter=evil\n")
-    _arm(repo, marker)
+    arm(repo, marker)
     git(repo, "config", "merge.evil.driver", f"sh -c 'echo ran >> {marker}; exit 1'")
     # armed: plain git in the source runs the merge driver
     with contextlib.suppress(subprocess.CalledProcessError):

@@ -176,8 +176,9 @@ def test_image_not_found_says_it_is_never_pulled() -> None:
     with pytest.raises(SandboxBlocked) as caught:
         api.inspect_image("x:y")
     assert caught.value.diagnostics() == (
-        f"image is not present locally: {error} (the sandbox never pulls; load it first)"
+        "image x:y is not on this daemon; load or build it: the sandbox never pulls"
     )
+    assert caught.value.__cause__ is error  # the SDK's text stays on the traceback only
 
 
 @pytest.mark.parametrize(
