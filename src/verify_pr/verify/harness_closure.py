@@ -6,6 +6,12 @@ tree (its import closure, followed transitively), a file a harness file names in
 (pytest_plugins, jest setupFiles, ``require``), or the new name of a renamed harness file.
 Everything here is a static, bounded read of our own fresh exports: no file is executed, no
 link is followed out of its tree, and every cap that is reached is a reason (fail closed).
+
+Product code is not harness: an ``import`` of the tree's own packages (``tree_packages``: the
+code under test, at the top or under src/) is not followed, since that code runs inside the
+test process anyway (the documented residual), and making it harness would put base's copy of
+the fixed module back under --strict-harness and undo the fix. A module a harness file names
+as a string (``pytest_plugins``, ``-p``, a setup file) is still harness wherever it lives.
 """
 
 from __future__ import annotations
@@ -126,6 +132,10 @@ class _View:
 
     trees: Sequence[Path]
     walks: Sequence[Walk]
+    product: tuple[str, ...] = ()  # folder prefixes of the tree's own packages ("pkg/")
+
+    def is_product(self, path: str) -> bool:
+        return path.startswith(self.product)
 
     def is_file(self, path: str) -> bool:
         return any(path in w.files or path in w.links for w in self.walks)
@@ -242,7 +252,7 @@ def _targets(view: _View, path: str, text: bytes) -> list[str]:
     found: list[str] = []
     if path.endswith(_PY_SUFFIXES):
         for root, name in _python_imports(path, text):
-            found += _module_files(view, root, name)
+            found += [f for f in _module_files(view, root, name) if not view.is_product(f)]
         return found + _string_targets(view, path, text, modules=True)
     if path.endswith(_JS_SUFFIXES):
         return _string_targets(view, path, text, modules=False)
@@ -344,8 +354,11 @@ def scan(
 ) -> HarnessScan:
     """The harness paths the PR changes: by name, and through links, imports and renames
     (over both trees, so base's harness reaching head's file counts, and the reverse)."""
+    from verify_pr.runners.python_tree import tree_packages
+
     walks = [walk(base), walk(after)]
-    view = _View([base, after], walks)
+    packages = sorted({*tree_packages(base), *tree_packages(after)})
+    view = _View([base, after], walks, tuple(p for n in packages for p in (f"{n}/", f"src/{n}/")))
     capped = [f"a tree has over {MAX_WALK_ENTRIES} entries" for w in walks if w.capped]
     renames = list(renames)
     seeds: dict[str, str] = {}
