@@ -36,7 +36,7 @@ BASE_SHA, HEAD_SHA = "a" * 40, "b" * 40
 )
 def test_a_path_is_code_only_when_known_to_be_code(tmp_path: Path, path: str, kind: str) -> None:
     rule = rule_for(tmp_path, "pytest", [path])
-    shared, code = split([path], rule)
+    _shared, code = split([path], rule)
     assert (code == [path]) is (kind == "code")
     assert rule.is_test(path) is (kind == "test")
 
@@ -169,7 +169,7 @@ def test_a_side_that_cannot_be_paired_whole_is_not_proven() -> None:
         full.run,
         full.report,
     )
-    before = _outcome([_case("t0", "tests/test_m.py", F)] + cases[1:])
+    before = _outcome([_case("t0", "tests/test_m.py", F), *cases[1:]])
     result = cmp.build_result(BASE_SHA, HEAD_SHA, before, capped, [], False)
     assert result.verdict == "NOT_PROVEN"
     assert any("cannot be paired whole" in r for r in result.reasons), result.reasons
