@@ -72,9 +72,19 @@ class Side:
             why = "; ".join(self.outcome.verdict.reasons[:1]) or "no report"
             return [f"the {self.name} run has no usable report: {why}"]
         reasons = []
+        verdict = self.outcome.verdict
+        if verdict.verdict not in (Verdict.PASS, Verdict.FAIL):
+            # the run's own judgement (the import probe, a replaced runner...) stands: the
+            # publish job refuses VERIFIED over such a run too
+            why = verdict.reasons[0] if verdict.reasons else "no reason"
+            reasons.append(f"the {self.name} run was itself {verdict.verdict.value}: {why}")
         allowed = {RedFlag.NO_TESTCASES}
         if self.load_errors_expected:
             allowed |= {RedFlag.COLLECTION_ERROR, RedFlag.LOAD_ERROR}
+            if RedFlag.LOAD_ERROR in report.red_flags:
+                # jest counts a test file that failed to load as a runtime-error suite too:
+                # the PR's new test file importing what only the PR's code has
+                allowed.add(RedFlag.RUNTIME_ERROR_SUITES)
         flags = [f for f in report.red_flags if f not in allowed]
         if flags:
             shown = ", ".join(str(f) for f in flags)
