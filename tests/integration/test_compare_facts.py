@@ -32,6 +32,7 @@ RENDER = (
     'def render(name):\n    return "hello " + name\n'
 )
 TEST_RENDER = 'from render import expected, render\n\n\ndef test_render():\n    assert render("World") == expected()\n'
+TEST_OK = "def test_ok():\n    assert 1 + 1 == 2\n"  # passes on base: the attacks' target
 
 
 def _heads(
@@ -65,6 +66,7 @@ def py_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, dict[s
             "test_doc.txt": ">>> from calc import add\n>>> add(1, 1)\n2\n",
             "tests/test_calc.py": TEST_CALC,
             "tests/test_render.py": TEST_RENDER,
+            "tests/test_ok.py": TEST_OK,
         },
         "base: add() and render() are wrong",
     )
@@ -82,20 +84,20 @@ def py_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, dict[s
             # an existing test file that cannot load on base's code, with no new test
             "import": {
                 "calc.py": CALC_BUGGY + "\n\ndef sub(a, b):\n    return a - b\n",
-                "tests/test_render.py": "from calc import sub  # noqa: F401\n" + TEST_RENDER,
+                "tests/test_ok.py": "from calc import sub  # noqa: F401\n" + TEST_OK,
             },
             "import_fix": {
                 "calc.py": CALC_BUGGY + "\n\ndef sub(a, b):\n    return a - b\n",
-                "tests/test_render.py": "from calc import sub\n"
-                + TEST_RENDER
+                "tests/test_ok.py": "from calc import sub\n"
+                + TEST_OK
                 + "\n\ndef test_sub():\n    assert sub(3, 1) == 2\n",
             },
             # an autouse guard fails every untouched test on base's code
             "guard": {
                 "calc.py": CALC_BUGGY + "\n\nNEW = True\n",
-                "tests/test_render.py": "import calc\nimport pytest\n\n\n"
+                "tests/test_ok.py": "import calc\nimport pytest\n\n\n"
                 "@pytest.fixture(autouse=True)\ndef _guard():\n    assert hasattr(calc, 'NEW')\n\n\n"
-                + TEST_RENDER,
+                + TEST_OK,
             },
         },
     )
@@ -138,7 +140,7 @@ def test_a_new_test_beside_a_new_import_is_the_proof(
     repo, base, heads = py_repo
     verdict, reasons, proofs = _verdict(tmp_path, repo, base, heads["import_fix"])
     assert verdict == "VERIFIED", reasons
-    assert proofs == {"test_sub"}  # never test_render, which only could not load on base
+    assert proofs == {"test_sub"}  # never test_ok, which only could not load on base
 
 
 def test_a_src_layout_fix_whose_conftest_imports_the_package_is_verified(tmp_path: Path) -> None:

@@ -208,3 +208,25 @@ def test_what_the_runner_loads_on_its_own_is_harness(path: str, harness: bool) -
     from verify_pr.verify.harness import is_harness_path
 
     assert is_harness_path(path) is harness
+
+
+def test_two_errors_in_one_pytest_testcase_match_the_declared_totals() -> None:
+    from verify_pr.models.report import RedFlag
+    from verify_pr.reports.junit import JunitDialect, parse_junit
+
+    # pytest --doctest-modules over a test module that cannot import: one testcase, two
+    # <error> elements, errors="2" (measured with pytest 7.2 in the python image)
+    two = (
+        '<testsuites><testsuite name="pytest" errors="2" failures="0" skipped="0" tests="3">'
+        '<testcase classname="" name="tests.test_m" file="tests/test_m.py">'
+        '<error message="collection failure">a</error><error message="collection failure">b'
+        '</error></testcase><testcase classname="m" name="t" file="m.py" line="1"/>'
+        "</testsuite></testsuites>"
+    )
+    report = parse_junit(two.encode(), dialect=JunitDialect.PYTEST)
+    assert RedFlag.TOTALS_MISMATCH not in report.red_flags
+    # positive control: one error element against errors="2" still hides a result
+    one = two.replace('<error message="collection failure">b</error>', "")
+    assert (
+        RedFlag.TOTALS_MISMATCH in parse_junit(one.encode(), dialect=JunitDialect.PYTEST).red_flags
+    )
