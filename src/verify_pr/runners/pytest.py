@@ -93,7 +93,7 @@ class PytestRunner:
         command = self.command(report_path)
         layout = python_tree.src_layout(tree)
         env = f"PYTHONPATH={python_tree.SRC_PATH} " if layout is not None else ""
-        packages = python_tree.tree_packages(tree)
+        packages = python_tree.tree_modules(tree)
         if not packages:
             return f"{env}{command}", ()
         # the probe runs under the same flags and path (cwd first), so it sees what the tests do

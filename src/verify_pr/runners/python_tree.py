@@ -113,6 +113,43 @@ def tree_packages(tree: Path) -> list[str]:
     return sorted(found)[:MAX_PACKAGES]
 
 
+# top-level files that are tools of the project, not modules its tests import
+_NOT_MODULES = frozenset({"conftest", "setup", "noxfile", "fabfile", "__init__", "__main__"})
+
+
+def tree_modules(tree: Path) -> list[str]:
+    """What ``import NAME`` can find in the tree, for the probe: its packages first, then its
+    plain modules (``NAME.py``) and namespace packages (a folder of .py files with no
+    __init__.py), at the top and in src/; names that are identifiers and not tests."""
+    packages = tree_packages(tree)
+    more: set[str] = set()
+    for base in (tree, tree / "src"):
+        try:
+            with os.scandir(base) as entries:
+                listed = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
+        except OSError:
+            continue
+        for name, is_dir in listed:
+            stem = name if is_dir else name.removesuffix(".py")
+            if stem == name and not is_dir:
+                continue  # not a .py file
+            if not _NAME.fullmatch(stem) or stem.startswith("test") or stem in _NOT_MODULES:
+                continue
+            if (not is_dir and _is_file(base / name)) or (
+                is_dir and not _is_file(base / name / "__init__.py") and _holds_python(base / name)
+            ):
+                more.add(stem)
+    return [*packages, *sorted(more - set(packages))][:MAX_PACKAGES]
+
+
+def _holds_python(folder: Path) -> bool:
+    try:
+        with os.scandir(folder) as entries:
+            return any(e.name.endswith(".py") and e.is_file(follow_symlinks=False) for e in entries)
+    except OSError:
+        return False
+
+
 def probe_command(packages: list[str], python: str = "python3") -> str:
     """A one-liner for ``python`` (the runner's interpreter and its flags) printing, per
     package, where it resolves (names are identifiers)."""

@@ -108,7 +108,7 @@ def _compare(
     # shared: the PR's version on both sides (tests, and whatever is not known to be code)
     shared, code = split(trees.changed, rule)
     tests = [p for p in shared if rule.is_test(p)]
-    scan = harness_closure.scan(trees.base, trees.after, trees.changed, trees.renames)
+    scan = harness_closure.scan(trees.base, trees.after, trees.changed, trees.renames, rule.is_test)
     harness = list(scan.paths)
     before_tree = _before_tree(trees, work, shared)
     if request.strict_harness:
@@ -117,9 +117,10 @@ def _compare(
             compare.overlay_harness(trees.base, before_tree, harness)
     for tree in {trees.base, trees.after, before_tree}:
         check_tree(tree)
+    # the runner is base's; each run's import probe looks at the tree that run runs
     jobs = [
-        (before_tree, base_plan),
-        (trees.after, _plan(request, trees.base, base_plan.runner)),
+        (before_tree, _plan(request, before_tree, base_plan.runner)),
+        (trees.after, _plan(request, trees.after, base_plan.runner)),
     ]
     # base's own run shows how the tests stood before the PR touched them: needed when it
     # edits or deletes a test path, or adds a conftest or data file that changes others
@@ -144,7 +145,7 @@ def _compare(
         code = [p for p in code if p not in late.moved]
         shared = sorted({*shared, *late.moved})
         tests = sorted({*tests, *late.moved})
-        again = [(before_tree, _plan(request, trees.base, base_plan.runner))]
+        again = [(before_tree, _plan(request, before_tree, base_plan.runner))]
         own_needed = base_own is None and any(_exists(trees.base, p) for p in late.moved)
         if own_needed:
             again.append((trees.base, _plan(request, trees.base, base_plan.runner)))

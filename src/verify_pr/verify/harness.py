@@ -58,8 +58,10 @@ HARNESS_NAMES = (
 HARNESS_TOP_LEVEL = ("pytest.py", "pytest", "_pytest", "pluggy", "pluggy.py", "py.py", "iniconfig")
 HARNESS_DIRS = ("node_modules", ".yarn", ".pnp.cjs", ".pnp.js")
 # Installed-distribution metadata: once the working directory is on sys.path, pytest loads
-# the ``pytest11`` entry points it finds in such a folder of the tree, as plugins.
+# the ``pytest11`` entry points it finds in such a folder of the tree, as plugins. Only that
+# file decides what loads (PKG-INFO, which every release of an sdist changes, does not).
 HARNESS_DIR_GLOBS = ("*.dist-info", "*.egg-info")
+ENTRY_POINTS = "entry_points.txt"
 
 
 def is_harness_path(path: str) -> bool:
@@ -68,8 +70,9 @@ def is_harness_path(path: str) -> bool:
         return False
     if parts[0] in HARNESS_TOP_LEVEL or any(part in HARNESS_DIRS for part in parts):
         return True
-    if any(fnmatch.fnmatchcase(part, g) for part in parts[:-1] for g in HARNESS_DIR_GLOBS):
-        return True
+    if parts[-1] == ENTRY_POINTS and len(parts) > 1:
+        if any(fnmatch.fnmatchcase(parts[-2], g) for g in HARNESS_DIR_GLOBS):
+            return True
     return any(fnmatch.fnmatchcase(parts[-1], pattern) for pattern in HARNESS_NAMES)
 
 

@@ -200,6 +200,8 @@ def test_a_tamper_signal_is_new_against_base_s_own_tree_not_before() -> None:
         ("babel.config.cjs", True),
         ("evil-1.0.dist-info/entry_points.txt", True),
         ("src/evil.egg-info/entry_points.txt", True),
+        ("parse.egg-info/PKG-INFO", False),  # every sdist release changes it; loads nothing
+        ("docs/entry_points.txt", False),
         ("pkg/core.py", False),  # the positive control: product code is not harness
         ("docs/dist-info.md", False),
     ],

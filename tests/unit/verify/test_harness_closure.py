@@ -262,3 +262,40 @@ def test_notes_drop_under_strict_harness(tmp_path: Path) -> None:
     found = scan_one(root, ["helper.py"])
     assert found.reasons(strict_harness=False) == list(found.notes)
     assert found.reasons(strict_harness=True) == []
+
+
+def test_an_entry_point_plugin_in_a_dist_info_folder_is_harness(tmp_path: Path) -> None:
+    # pytest loads pytest11 entry points of any distribution on sys.path, the tree's too
+    root = same(
+        tmp_path,
+        {
+            "evil-1.0.dist-info/entry_points.txt": "[pytest11]\nforce = plugins.force:main\n",
+            "plugins/__init__.py": "",
+            "plugins/force.py": "",
+            "plugins/other.py": "",
+        },
+    )
+    assert scan_one(root, ["plugins/force.py", "plugins/other.py"]).paths == ("plugins/force.py",)
+
+
+def test_a_module_the_tests_import_is_not_harness_and_one_they_do_not_is(tmp_path: Path) -> None:
+    root = same(
+        tmp_path,
+        {
+            "tests/conftest.py": "import calc\nimport hooks\n",
+            "tests/test_calc.py": "from calc import add\n",
+            "calc.py": "import util\n",
+            "util.py": "",
+            "hooks.py": "",
+        },
+    )
+    is_test = lambda p: p.startswith("tests/")  # noqa: E731
+    found = hc.scan(root, root, ["calc.py", "util.py", "hooks.py"], [], is_test)
+    # calc (and what it imports) is code under test; hooks only the conftest loads: harness
+    assert found.paths == ("hooks.py",)
+    # positive control: without the rule every module the conftest reaches is harness
+    assert hc.scan(root, root, ["calc.py", "util.py", "hooks.py"], []).paths == (
+        "calc.py",
+        "hooks.py",
+        "util.py",
+    )
