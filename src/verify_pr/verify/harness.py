@@ -70,9 +70,12 @@ def is_harness_path(path: str) -> bool:
         return False
     if parts[0] in HARNESS_TOP_LEVEL or any(part in HARNESS_DIRS for part in parts):
         return True
-    if parts[-1] == ENTRY_POINTS and len(parts) > 1:
-        if any(fnmatch.fnmatchcase(parts[-2], g) for g in HARNESS_DIR_GLOBS):
-            return True
+    if (
+        parts[-1] == ENTRY_POINTS
+        and len(parts) > 1
+        and any(fnmatch.fnmatchcase(parts[-2], g) for g in HARNESS_DIR_GLOBS)
+    ):
+        return True
     return any(fnmatch.fnmatchcase(parts[-1], pattern) for pattern in HARNESS_NAMES)
 
 
