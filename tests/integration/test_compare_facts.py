@@ -173,12 +173,21 @@ def test_a_src_layout_fix_whose_conftest_imports_the_package_is_verified(tmp_pat
                 "tests/conftest.py": "import pytest\n\n\n@pytest.fixture\ndef double():\n"
                 "    return lambda x: x * 2\n"
             },
+            # a module named like one the image's pytest loads at startup (attrs): in a src
+            # layout the runner imports the tree's copy
+            "shadow": {
+                "src/mypkg/core.py": core.replace(" + 1", ""),
+                "src/attr/__init__.py": "from attr_real import *  # noqa\n",
+            },
         },
     )
     verdict, reasons, proofs = _verdict(tmp_path / "fix", repo, base, heads["fix"])
     assert (verdict, proofs) == ("VERIFIED", {"test_double"}), reasons
     verdict, reasons, proofs = _verdict(tmp_path / "testing", repo, base, heads["testing"])
     assert (verdict, proofs) == ("VERIFIED", {"test_even"}), reasons
+    verdict, reasons, _ = _verdict(tmp_path / "shadow", repo, base, heads["shadow"])
+    assert verdict == "NOT_PROVEN"
+    assert any("src/attr" in r and "startup" in r for r in reasons), reasons
     # the hostile twin: the conftest (harness) itself makes the test pass
     verdict, reasons, _ = _verdict(tmp_path / "conftest", repo, base, heads["conftest"])
     assert verdict == "NOT_PROVEN"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -148,6 +149,55 @@ def _holds_python(folder: Path) -> bool:
             return any(e.name.endswith(".py") and e.is_file(follow_symlinks=False) for e in entries)
     except OSError:
         return False
+
+
+RUNNER_MODULES_TAG = "verify-pr-runner-modules:"
+
+
+def runner_modules_probe(python: str) -> str:
+    """A one-liner printing the top-level modules the image's pytest loads at startup (its
+    plugins loaded by ``get_config``), with nothing of the tree on the path (no PYTHONPATH,
+    ``-P``): in a src layout, /work/src comes first from the start, so a module there named
+    like one of these is what the runner itself loads."""
+    code = (
+        "import sys\nimport pytest\nfrom _pytest.config import get_config\nget_config()\n"
+        f'print("{RUNNER_MODULES_TAG}", " ".join(sorted({{m.partition(".")[0] for m in '
+        "sys.modules})))\n"
+    )
+    return f"env -u PYTHONPATH {python} -c '{code}'"
+
+
+def runner_modules(output: bytes) -> frozenset[str] | None:
+    """The names the probe printed (its first line: printed before any of the tree runs)."""
+    for line in output.decode("utf-8", "replace").splitlines():
+        if line.startswith(RUNNER_MODULES_TAG + " "):
+            names = line[len(RUNNER_MODULES_TAG) + 1 :].split()
+            return frozenset(n for n in names if _NAME.fullmatch(n))
+    return None
+
+
+def runtime_shadows(tree: Path, names: frozenset[str] | None) -> list[str]:
+    """Signals for each src-layout module named like one the image's pytest loaded at
+    startup (read from the run; the standard library's are named statically already)."""
+    if src_layout(tree) is None:
+        return []
+    if names is None:
+        return [
+            "the image's pytest did not report its startup modules: src-layout modules "
+            "that could stand in for them are unchecked"
+        ]
+    found = []
+    for name in sorted(names - set(sys.stdlib_module_names) - {"__main__"}):
+        for candidate in (f"{name}.py", name):
+            try:
+                os.lstat(tree / "src" / candidate)
+            except OSError:
+                continue
+            found.append(
+                f"src-layout src/{candidate}: named like {name!r}, which the image's pytest "
+                "loads at startup (read from the run): the runner itself imports the tree's copy"
+            )
+    return found
 
 
 def probe_command(packages: list[str], python: str = "python3") -> str:

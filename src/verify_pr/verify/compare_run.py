@@ -173,7 +173,8 @@ def _compare(
         reruns=request.flake_runs if confirmation.checked else 0,
         harness_notes=tuple(scan.reasons(request.strict_harness)),
         mixed=tuple(mixed),
-        base_tamper=tuple(tamper_signals(trees.base, base_plan)),
+        # the startup modules the head run read from the image, checked against base's tree
+        base_tamper=tuple(tamper_signals(trees.base, base_plan, head.run.output)),
         late_tests=late.moved,
     )
     result = compare.build_result(

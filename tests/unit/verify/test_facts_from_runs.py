@@ -232,3 +232,24 @@ def test_two_errors_in_one_pytest_testcase_match_the_declared_totals() -> None:
     assert (
         RedFlag.TOTALS_MISMATCH in parse_junit(one.encode(), dialect=JunitDialect.PYTEST).red_flags
     )
+
+
+def test_the_runner_s_startup_modules_come_from_the_run(tmp_path: Path) -> None:
+    from verify_pr.runners.python_tree import RUNNER_MODULES_TAG, runner_modules, runtime_shadows
+
+    (tmp_path / "pyproject.toml").write_text('[tool.setuptools.packages.find]\nwhere = ["src"]\n')
+    (tmp_path / "src" / "attr").mkdir(parents=True)
+    (tmp_path / "src" / "mypkg").mkdir()
+    output = f"{RUNNER_MODULES_TAG} _pytest attr json pytest\nlater {RUNNER_MODULES_TAG} mypkg\n"
+    names = runner_modules(output.encode())
+    assert names == frozenset({"_pytest", "attr", "json", "pytest"})  # the first line only
+    (signal,) = runtime_shadows(tmp_path, names)
+    assert "src/attr" in signal and "'attr'" in signal
+    # positive control: nothing of the tree is named so once src/attr is gone
+    (tmp_path / "src" / "attr").rmdir()
+    assert runtime_shadows(tmp_path, names) == []
+    # no report from the probe: fail closed with a signal
+    assert runtime_shadows(tmp_path, runner_modules(b"no probe ran")) != []
+    # a root layout has no src/ on the path at startup: nothing to check
+    (tmp_path / "pyproject.toml").unlink()
+    assert runtime_shadows(tmp_path, None) == []
