@@ -32,7 +32,8 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 PYTHON_IMAGE = "verify-pr-python:local"
 NODE_IMAGE = "verify-pr-node:local"
 IMAGES = {"pytest": PYTHON_IMAGE, "jest": NODE_IMAGE, "vitest": NODE_IMAGE}
-_RESULT_LINE = re.compile(r"^(PASSED|FAILED|ERROR) (\S+)", re.MULTILINE)
+# -rA's summary: "WORD node id" or "WORD node id - message" (a parametrized id may hold spaces)
+_RESULT_LINE = re.compile(r"^(PASSED|FAILED|ERROR) (.+?)(?: - .*)?$", re.MULTILINE)
 
 
 def replace_tree(repo: Path, tree: Path) -> None:
@@ -85,9 +86,11 @@ def locked_run(tree: Path, image: str, script: str) -> subprocess.CompletedProce
     )
 
 
-def direct_pytest(tree: Path) -> dict[str, str]:
-    """pytest itself: node id -> PASSED/FAILED/ERROR."""
-    proc = locked_run(tree, PYTHON_IMAGE, "python3 -m pytest -p no:cacheprovider -q -rA")
+def direct_pytest(tree: Path, src_layout: bool = False) -> dict[str, str]:
+    """pytest itself: node id -> PASSED/FAILED/ERROR; a src layout runs as after an editable
+    install (/work/src on the path)."""
+    path = "PYTHONPATH=/work/src " if src_layout else ""
+    proc = locked_run(tree, PYTHON_IMAGE, f"{path}python3 -m pytest -p no:cacheprovider -q -rA")
     found = dict((node, word) for word, node in _RESULT_LINE.findall(proc.stdout))
     assert found, proc.stdout[-2000:] + proc.stderr[-2000:]
     return found
@@ -111,8 +114,11 @@ def direct_node(tree: Path, runner: str) -> dict[str, str]:
     return found
 
 
-def direct_results(tree: Path, runner: str) -> dict[str, str]:
-    return direct_pytest(tree) if runner == "pytest" else direct_node(tree, runner)
+def direct_results(tree: Path, entry: dict[str, Any]) -> dict[str, str]:
+    runner = entry["runner"]
+    if runner == "pytest":
+        return direct_pytest(tree, bool(entry.get("src_layout")))
+    return direct_node(tree, runner)
 
 
 def over_base(base: Path, head: Path, dest: Path, test_paths: list[str]) -> Path:
@@ -136,10 +142,9 @@ def direct_transitions(
 ) -> tuple[list[str], list[str]]:
     """FAIL_TO_PASS (fails with head's tests over base's code, passes on head) and the base
     tests gone on head, from three direct runs (in parallel: they are independent)."""
-    runner = entry["runner"]
     over = over_base(base, head, scratch / "before", entry["test_paths"])
     with ThreadPoolExecutor(3) as pool:
-        own, before, after = pool.map(lambda t: direct_results(t, runner), (base, over, head))
+        own, before, after = pool.map(lambda t: direct_results(t, entry), (base, over, head))
     fixed = sorted(i for i, s in before.items() if s != "PASSED" and after.get(i) == "PASSED")
     return fixed, sorted(set(own) - set(after))
 

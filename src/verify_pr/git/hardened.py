@@ -227,10 +227,22 @@ class HardenedGit:
             raise GitError("the work tree's status is too large")
         return parse_nul_list(done.stdout)
 
+    def require_tree_ish(self, sha: str, what: str = "tree") -> str:
+        """A commit or a tree object of the repository (a merge result is a bare tree)."""
+        check_commit(sha, what)
+        try:
+            kind = self._run_raw(["cat-file", "-t", sha]).stdout.strip()
+        except GitError as exc:
+            raise GitError(f"{what} {sha} is not in the repository") from exc
+        if kind not in (b"commit", b"tree"):
+            raise GitError(f"{what} {sha} is a {kind.decode('ascii', 'replace')}, not a tree")
+        return sha
+
     def changed_paths(self, base: str, head: str) -> list[bytes]:
-        """Paths that differ between the two trees (both sides of a rename), as raw bytes."""
+        """Paths that differ between the two trees (both sides of a rename), as raw bytes;
+        ``head`` may be a merge result's tree."""
         self.require_commit(base, "base")
-        self.require_commit(head, "head")
+        self.require_tree_ish(head, "head")
         done = self._run_raw(
             [
                 "diff",
@@ -250,9 +262,10 @@ class HardenedGit:
         return parse_nul_list(done.stdout)
 
     def renamed_paths(self, base: str, head: str) -> list[tuple[bytes, bytes]]:
-        """(old, new) for every rename or copy git detects between the two trees."""
+        """(old, new) for every rename or copy git detects between the two trees; ``head``
+        may be a merge result's tree."""
         self.require_commit(base, "base")
-        self.require_commit(head, "head")
+        self.require_tree_ish(head, "head")
         done = self._run_raw(
             [
                 "diff",

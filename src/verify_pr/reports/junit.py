@@ -144,6 +144,7 @@ class _Reader:
     elements: int = 0
     case_elements: int = 0
     testcases: int = 0
+    bad_results: int = 0  # <failure> and <error> elements seen in testcases
 
     def start(self, el: Element) -> None:
         if not self.open:
@@ -205,6 +206,10 @@ class _Reader:
             self.counted_open -= 1
         if el.tag == "testcase":
             self.cases.append(_testcase(el, self.dialect, self.tree_root, self.flags))
+            # pytest counts each <failure>/<error> it writes, and can write two in one
+            # testcase (a module collected both as tests and as doctests fails twice)
+            # (counted as _status reads them: at any depth)
+            self.bad_results += sum(1 for c in el.iter() if c.tag in ("failure", "error"))
         if self.open and not any(o.tag == "testcase" for o in self.open):
             del self.open[-1][:]  # every child of the parent is closed and read: drop them
 
@@ -213,7 +218,7 @@ class _Reader:
             raise ReportError("JUnit report: no root element")
         if self.uncounted_case and self.any_counts:
             raise ReportError("JUnit report: <testcase> outside any suite that declares its totals")
-        if _declared_totals_disagree(self.counted_suites, self.cases):
+        if _declared_totals_disagree(self.counted_suites, self.cases, self.bad_results):
             self.flags.append(RedFlag.TOTALS_MISMATCH)
         return TestReport.build(
             format=ReportFormat.JUNIT,
@@ -340,15 +345,21 @@ def _is_collection_error(
     return dialect is JunitDialect.PYTEST and classname is None
 
 
-def _declared_totals_disagree(counted_suites: list[dict[str, str]], cases: list[TestCase]) -> bool:
+def _declared_totals_disagree(
+    counted_suites: list[dict[str, str]], cases: list[TestCase], bad_results: int = 0
+) -> bool:
     declared = _declared(counted_suites)
     if declared is None:
         return False
     tests, bad = declared
-    counted_bad = sum(c.status in (TestStatus.FAILED, TestStatus.ERROR) for c in cases)
+    bad_cases = sum(c.status in (TestStatus.FAILED, TestStatus.ERROR) for c in cases)
+    # pytest counts every result element it writes, in errors and in tests alike
+    extra = max(bad_results - bad_cases, 0)
     # Fewer declared failures than counted is harmless (we already have the evidence);
     # more declared than counted means results we cannot see.
-    return (tests is not None and tests != len(cases)) or bad > counted_bad
+    return (tests is not None and tests not in (len(cases), len(cases) + extra)) or bad > max(
+        bad_cases, bad_results
+    )
 
 
 def _declared(suites: list[dict[str, str]]) -> tuple[int | None, int] | None:

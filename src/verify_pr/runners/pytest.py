@@ -93,12 +93,14 @@ class PytestRunner:
         command = self.command(report_path)
         layout = python_tree.src_layout(tree)
         env = f"PYTHONPATH={python_tree.SRC_PATH} " if layout is not None else ""
-        packages = python_tree.tree_packages(tree)
+        # in a src layout, first what src/ could stand in for: read from the image's pytest
+        first = f"{python_tree.runner_modules_probe(PYTHON)}; " if layout is not None else ""
+        packages = python_tree.tree_modules(tree)
         if not packages:
-            return f"{env}{command}", ()
+            return f"{first}{env}{command}", ()
         # the probe runs under the same flags and path (cwd first), so it sees what the tests do
         probe = python_tree.probe_command(packages, PYTHON)
-        return f"{env}{probe}; {env}{command}", tuple(packages)
+        return f"{first}{env}{probe}; {env}{command}", tuple(packages)
 
     def parse(self, report_bytes: ReportSource) -> TestReport:
         return parse_junit(report_bytes, dialect=JunitDialect.PYTEST, tree_root=self.tree_root)

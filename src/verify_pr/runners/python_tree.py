@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +112,92 @@ def tree_packages(tree: Path) -> list[str]:
             and _is_file(base / n / "__init__.py")
         )
     return sorted(found)[:MAX_PACKAGES]
+
+
+# top-level files that are tools of the project, not modules its tests import
+_NOT_MODULES = frozenset({"conftest", "setup", "noxfile", "fabfile", "__init__", "__main__"})
+
+
+def tree_modules(tree: Path) -> list[str]:
+    """What ``import NAME`` can find in the tree, for the probe: its packages first, then its
+    plain modules (``NAME.py``) and namespace packages (a folder of .py files with no
+    __init__.py), at the top and in src/; names that are identifiers and not tests."""
+    packages = tree_packages(tree)
+    more: set[str] = set()
+    for base in (tree, tree / "src"):
+        try:
+            with os.scandir(base) as entries:
+                listed = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
+        except OSError:
+            continue
+        for name, is_dir in listed:
+            stem = name if is_dir else name.removesuffix(".py")
+            if stem == name and not is_dir:
+                continue  # not a .py file
+            if not _NAME.fullmatch(stem) or stem.startswith("test") or stem in _NOT_MODULES:
+                continue
+            if (not is_dir and _is_file(base / name)) or (
+                is_dir and not _is_file(base / name / "__init__.py") and _holds_python(base / name)
+            ):
+                more.add(stem)
+    return [*packages, *sorted(more - set(packages))][:MAX_PACKAGES]
+
+
+def _holds_python(folder: Path) -> bool:
+    try:
+        with os.scandir(folder) as entries:
+            return any(e.name.endswith(".py") and e.is_file(follow_symlinks=False) for e in entries)
+    except OSError:
+        return False
+
+
+RUNNER_MODULES_TAG = "verify-pr-runner-modules:"
+
+
+def runner_modules_probe(python: str) -> str:
+    """A one-liner printing the top-level modules the image's pytest loads at startup (its
+    plugins loaded by ``get_config``), with nothing of the tree on the path (no PYTHONPATH,
+    ``-P``): in a src layout, /work/src comes first from the start, so a module there named
+    like one of these is what the runner itself loads."""
+    code = (
+        "import sys\nimport pytest\nfrom _pytest.config import get_config\nget_config()\n"
+        f'print("{RUNNER_MODULES_TAG}", " ".join(sorted({{m.partition(".")[0] for m in '
+        "sys.modules})))\n"
+    )
+    return f"env -u PYTHONPATH {python} -c '{code}'"
+
+
+def runner_modules(output: bytes) -> frozenset[str] | None:
+    """The names the probe printed (its first line: printed before any of the tree runs)."""
+    for line in output.decode("utf-8", "replace").splitlines():
+        if line.startswith(RUNNER_MODULES_TAG + " "):
+            names = line[len(RUNNER_MODULES_TAG) + 1 :].split()
+            return frozenset(n for n in names if _NAME.fullmatch(n))
+    return None
+
+
+def runtime_shadows(tree: Path, names: frozenset[str] | None) -> list[str]:
+    """Signals for each src-layout module named like one the image's pytest loaded at
+    startup (read from the run; the standard library's are named statically already)."""
+    if src_layout(tree) is None:
+        return []
+    if names is None:
+        return [
+            "the image's pytest did not report its startup modules: src-layout modules "
+            "that could stand in for them are unchecked"
+        ]
+    found = []
+    for name in sorted(names - set(sys.stdlib_module_names) - {"__main__"}):
+        for candidate in (f"{name}.py", name):
+            try:
+                os.lstat(tree / "src" / candidate)
+            except OSError:
+                continue
+            found.append(
+                f"src-layout src/{candidate}: named like {name!r}, which the image's pytest "
+                "loads at startup (read from the run): the runner itself imports the tree's copy"
+            )
+    return found
 
 
 def probe_command(packages: list[str], python: str = "python3") -> str:

@@ -35,7 +35,12 @@ from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.transitions import classify, count
 from verify_pr.models.verdict import REASON_MAX_CHARS, Verdict, VerdictFile
 from verify_pr.verify.suite import SuiteOutcome
-from verify_pr.verify.testcases import expand_load_failures, statuses, worst_cases
+from verify_pr.verify.testcases import (
+    expand_load_failures,
+    is_load_failure,
+    statuses,
+    worst_cases,
+)
 from verify_pr.verify.trees import overlay_harness, overlay_paths
 
 __all__ = ["overlay_harness", "overlay_paths"]
@@ -67,9 +72,19 @@ class Side:
             why = "; ".join(self.outcome.verdict.reasons[:1]) or "no report"
             return [f"the {self.name} run has no usable report: {why}"]
         reasons = []
+        verdict = self.outcome.verdict
+        if verdict.verdict not in (Verdict.PASS, Verdict.FAIL):
+            # the run's own judgement (the import probe, a replaced runner...) stands: the
+            # publish job refuses VERIFIED over such a run too
+            why = verdict.reasons[0] if verdict.reasons else "no reason"
+            reasons.append(f"the {self.name} run was itself {verdict.verdict.value}: {why}")
         allowed = {RedFlag.NO_TESTCASES}
         if self.load_errors_expected:
             allowed |= {RedFlag.COLLECTION_ERROR, RedFlag.LOAD_ERROR}
+            if RedFlag.LOAD_ERROR in report.red_flags:
+                # jest counts a test file that failed to load as a runtime-error suite too:
+                # the PR's new test file importing what only the PR's code has
+                allowed.add(RedFlag.RUNTIME_ERROR_SUITES)
         flags = [f for f in report.red_flags if f not in allowed]
         if flags:
             shown = ", ".join(str(f) for f in flags)
@@ -106,6 +121,13 @@ class Evidence:
     reruns: int = 0
     refusal: str | None = None  # nothing ran: conflicts, already merged...
     harness_notes: tuple[str, ...] = ()  # harness beyond names, empty submodules (closure)
+    # code files the PR changes in which a run placed tests (doctests, in-source tests): the
+    # tests there changed with the code, so none of them can prove the fix
+    mixed: tuple[str, ...] = ()
+    # the tamper signals of base's own tree: a signal is new only when base lacks it (the
+    # before run holds the PR's tests, so its signals cannot tell); None: the before run's
+    base_tamper: tuple[str, ...] | None = None
+    late_tests: tuple[str, ...] = ()  # code by base's rule, tests by the runs: moved over
 
 
 @dataclass(frozen=True)
@@ -169,6 +191,84 @@ def _newly(
     )
 
 
+@dataclass(frozen=True)
+class Pairing:
+    """Before against head, computed once from the whole reports and passed on: the
+    transitions, the FAIL_TO_PASS tests that can prove the fix, and those that cannot."""
+
+    before: VerdictFile  # before's verdict with load failures expanded onto head's tests
+    transitions: list[TestTransition]
+    proofs: list[str]  # FAIL_TO_PASS ids that can prove the fix
+    discounted: dict[str, str]  # FAIL_TO_PASS ids that cannot, with why
+    not_whole: list[str]  # why a side could not be paired whole (each a reason)
+
+
+def pair(
+    before: SuiteOutcome,
+    head: SuiteOutcome,
+    base_own: SuiteOutcome | None = None,
+    mixed: Sequence[str] = (),
+) -> Pairing:
+    """Pair the runs. A FAIL_TO_PASS test is discounted (never a proof) when it lives in a
+    file that is code and test at once (``mixed``), or when it passed in base's own run and
+    failed on before only outside its own body: its file could not load, or its setup erred
+    (a fixture, an autouse guard or an import the PR changed around an untouched test)."""
+    from verify_pr.verify.loaderrors import load_error_texts
+
+    texts = load_error_texts(before.run.report)
+    before_file = expand_load_failures(before.verdict, head.verdict, texts)
+    was, now = statuses(before_file), statuses(head.verdict)
+    transitions = classify(was, now)
+    own = statuses(base_own.verdict) if base_own else {}
+    listed_before = {c.id for c in before.verdict.testcases}
+    head_cases, before_cases = worst_cases(head.verdict), worst_cases(before_file)
+    mixed_set = set(mixed)
+    proofs: list[str] = []
+    discounted: dict[str, str] = {}
+    for item in transitions:
+        if item.transition is not Transition.FAIL_TO_PASS:
+            continue
+        case = head_cases.get(item.id) or before_cases.get(item.id)
+        if case is not None and case.file in mixed_set:
+            discounted[item.id] = f"its file {case.file} is code the PR changes, and a test"
+        elif own.get(item.id) is TestStatus.PASSED and item.id not in listed_before:
+            discounted[item.id] = (
+                "it passed in base's own run; on base's code with the PR's tests only its "
+                "file failed to load"
+            )
+        elif own.get(item.id) is TestStatus.PASSED and was.get(item.id) is TestStatus.ERROR:
+            discounted[item.id] = (
+                "it passed in base's own run; with the PR's tests it errored outside its "
+                "own body (setup or a fixture)"
+            )
+        else:
+            proofs.append(item.id)
+    sides = (("before", before), ("head", head), ("base's own", base_own))
+    not_whole = [
+        f"the {name} run has {len(o.report.testcases)} test results, more than the "
+        f"{len(o.verdict.testcases)} a result file carries: it cannot be paired whole"
+        for name, o in sides
+        if o is not None
+        and o.report is not None
+        and len(o.report.testcases) > len(o.verdict.testcases)
+    ]
+    if before_file is before.verdict and _unexpanded(before.verdict, head.verdict):
+        not_whole.append(
+            "the before run's load failures could not be expanded onto head's tests "
+            "within the result's cap: it cannot be paired whole"
+        )
+    return Pairing(before_file, transitions, proofs, discounted, not_whole)
+
+
+def _unexpanded(before: VerdictFile, head: VerdictFile) -> bool:
+    """A load failure of before stands for head tests that were not expanded onto it."""
+    stand_ins = {c.file for c in before.testcases if is_load_failure(c)}
+    known = {c.id for c in before.testcases}
+    return any(
+        c.file in stand_ins and c.id not in known and not is_load_failure(c) for c in head.testcases
+    )
+
+
 def _ids(ids: Sequence[str]) -> str:
     shown = ", ".join(i[:150] for i in ids[:3])
     return shown + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
@@ -177,7 +277,7 @@ def _ids(ids: Sequence[str]) -> str:
 def decide(
     base: Side,
     head: Side,
-    transitions: Sequence[TestTransition],
+    pairing: Pairing,
     harness_changed: Sequence[str],
     strict_harness: bool,
     evidence: Evidence | None = None,
@@ -185,6 +285,7 @@ def decide(
     """Every rule is checked and every failing rule gives a reason. ``base`` is the before
     run (base's code, the PR's tests)."""
     ev = evidence or Evidence()
+    transitions = pairing.transitions
     if ev.refusal is not None:
         return Decision(CompareVerdict.NOT_PROVEN, [ev.refusal])
     own = Side("base's own", ev.base_own, load_errors_expected=True) if ev.base_own else None
@@ -200,7 +301,9 @@ def decide(
             "rerun with --strict-harness to run head's tests with base's harness"
         )
     reasons += ev.harness_notes
-    new_tamper = [s for s in head.outcome.tamper if s not in base.outcome.tamper]
+    reasons += pairing.not_whole
+    known = base.outcome.tamper if ev.base_tamper is None else ev.base_tamper
+    new_tamper = [s for s in head.outcome.tamper if s not in known]
     if new_tamper:
         reasons.append(f"head adds harness tamper signals: {'; '.join(new_tamper)[:300]}")
     found = findings(
@@ -209,9 +312,15 @@ def decide(
         statuses(head.outcome.verdict),
         statuses(ev.base_own.verdict) if ev.base_own else {},
     )
-    f2p = found.by_kind[Transition.FAIL_TO_PASS]
+    f2p = pairing.proofs
     if not transitions:
         reasons.append("zero tests on both sides: nothing to compare")
+    elif not f2p and pairing.discounted:
+        first, why = next(iter(pairing.discounted.items()))
+        reasons.append(
+            f"no test proves the fix: {len(pairing.discounted)} test(s) fail on base's code "
+            f"and pass on head, but none in its own right ({first[:150]}: {why})"
+        )
     elif not f2p:
         reasons.append(
             "no test fails on base's code and passes on head: "
@@ -274,19 +383,18 @@ class Context:
 
 
 def proofs(
-    transitions: Sequence[TestTransition], before: VerdictFile, head: VerdictFile, reruns: int
+    proof_ids: Sequence[str], before: VerdictFile, head: VerdictFile, reruns: int
 ) -> tuple[Proof, ...]:
-    """Each FAIL_TO_PASS test with where it is and how it failed on base's code."""
+    """Each FAIL_TO_PASS test that proves the fix, with where it is and how it failed on
+    base's code."""
     before_cases, head_cases = worst_cases(before), worst_cases(head)
     found = []
-    for item in transitions:
-        if item.transition is not Transition.FAIL_TO_PASS:
-            continue
-        was, now = before_cases.get(item.id), head_cases.get(item.id)
+    for test_id in proof_ids:
+        was, now = before_cases.get(test_id), head_cases.get(test_id)
         where = now or was
         found.append(
             Proof(
-                id=item.id,
+                id=test_id,
                 file=where.file if where else None,
                 line=where.line if where else None,
                 message=was.message if was else None,
@@ -306,19 +414,18 @@ def build_result(
     *,
     evidence: Evidence | None = None,
     context: Context | None = None,
+    pairing: Pairing | None = None,
 ) -> CompareResult:
-    """``base`` is the before run; its load failures are expanded onto head's tests first."""
+    """``base`` is the before run; ``pairing`` (computed here when not given) pairs it,
+    load failures expanded, with head."""
     ev, ctx = evidence or Evidence(), context or Context()
-    from verify_pr.verify.loaderrors import load_error_texts
-
-    texts = load_error_texts(base.run.report)
-    before_file = expand_load_failures(base.verdict, head.verdict, texts)
+    paired = pairing or pair(base, head, ev.base_own, ev.mixed)
+    before_file, transitions = paired.before, paired.transitions
     before = SuiteOutcome(before_file, base.run, base.report, base.tamper)
-    transitions = classify(statuses(before_file), statuses(head.verdict))
     decision = decide(
         Side("base", before, load_errors_expected=True),
         Side("head", head),
-        transitions,
+        paired,
         harness_changed,
         strict_harness,
         ev,
@@ -345,7 +452,7 @@ def build_result(
         test_paths=ctx.test_paths[:MAX_LISTED_PATHS],
         code_paths=ctx.code_paths[:MAX_LISTED_PATHS],
         base_own=ev.base_own.verdict if ev.base_own else None,
-        proofs=proofs(transitions, before_file, head.verdict, ev.reruns),
+        proofs=proofs(paired.proofs, before_file, head.verdict, ev.reruns),
         test_changed=tuple(found.test_changed[:MAX_PROOFS]),
         flaky=tuple(ev.flaky[:MAX_PROOFS]),
         expected_failure_markers=ev.markers[:MAX_LISTED_PATHS],

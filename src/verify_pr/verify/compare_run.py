@@ -3,10 +3,12 @@
 What is compared (as GitHub tests a PR, ``refs/pull/N/merge``):
 - after: head merged into the base tip (``git merge-tree --write-tree``; head's own tree when
   the base tip is its ancestor). A conflict is NOT PROVEN, naming the paths: never a fallback.
-- the PR's change: the paths from the merge base to head, split into tests and code by the
-  rule of base's runner (``testpaths``).
-- before ("tests over base"): the base tip with after's version of every test path the PR
-  changes. When the PR changes no test path it is the base tip itself, run once.
+- the PR's change: the paths from the merge base to head and those where after differs from
+  the base tip, split by the rule of base's runner (``testpaths``) into code (known to be code)
+  and the rest (tests, data, docs: the PR's version on both sides); the runs' reports can move
+  a code path to the test side (``placed``), never back.
+- before ("tests over base"): the base tip with after's version of every path that is not
+  code. When there is none it is the base tip itself, run once.
 - base_own: the base tip with its own tests, run only when the PR edits or deletes a test
   path of base (to know how those tests stood); limited to those files when pytest can.
 """
@@ -32,6 +34,7 @@ from verify_pr.sandbox.run import SandboxRun
 from verify_pr.verify import compare, harness_closure, rerun
 from verify_pr.verify.harness import harness_files
 from verify_pr.verify.parallel import run_side_by_side
+from verify_pr.verify.placed import late_tests, placed_files
 from verify_pr.verify.suite import SuiteOutcome, SuitePlan
 from verify_pr.verify.testpaths import TestPathRule, rule_for, split
 
@@ -79,7 +82,6 @@ class _Trees:
 def run_compare(request: CompareRequest) -> CompareRun:
     """Export the trees, run each in its own sandbox, re-run the proof, compare."""
     from verify_pr.git.hardened import check_commit
-    from verify_pr.sandbox.guard import check_tree
 
     base_sha = check_commit(request.base_sha, "--base")
     head_sha = check_commit(request.head_sha, "--head")
@@ -90,65 +92,113 @@ def run_compare(request: CompareRequest) -> CompareRun:
         trees = _export(request, base_sha, head_sha, work)
         if trees.refusal is not None:
             return _refused(request, base_sha, head_sha, trees)
-        base_plan = _plan(request, trees.base)
-        rule = rule_for(trees.base, base_plan.runner)
-        tests, code = split(trees.changed, rule)
-        scan = harness_closure.scan(trees.base, trees.after, trees.changed, trees.renames)
-        harness = list(scan.paths)
-        before_tree = trees.base
-        if tests:
-            before_tree = _copy(trees.base, work / "before")
-            compare.overlay_paths(trees.after, before_tree, tests)
-        if request.strict_harness:
-            compare.overlay_harness(trees.base, trees.after, harness)
-            if before_tree != trees.base:
-                compare.overlay_harness(trees.base, before_tree, harness)
-        for tree in {trees.base, trees.after, before_tree}:
-            check_tree(tree)
-        context = _with_split(trees.context, rule, tests, code)
-        jobs = [
-            (before_tree, base_plan),
-            (trees.after, _plan(request, trees.base, base_plan.runner)),
-        ]
-        # base's own run shows how the tests stood before the PR touched them: needed when it
-        # edits or deletes a test path, or adds a conftest or data file that changes others
-        edited = [p for p in tests if _exists(trees.base, p) or not _is_module(rule, p)]
-        if edited:
-            jobs.append((trees.base, _own_plan(request, trees.base, rule, edited)))
-        outcomes = _run_all(request, jobs)
-        before, head = outcomes[0], outcomes[1]
-        base_own = outcomes[2] if edited else None
-        markers = added_markers(trees.base, trees.after, tests)
-        confirmation = rerun.confirm(
-            base_plan,
-            before_tree,
-            trees.after,
-            before,
-            head,
-            request.flake_runs,
-            lambda jobs: _run_all(request, jobs),
-        )
-        evidence = compare.Evidence(
-            base_own=base_own,
-            markers=tuple(markers),
-            flaky=confirmation.flaky,
-            unconfirmed=confirmation.unconfirmed,
-            reruns=request.flake_runs if confirmation.checked else 0,
-            harness_notes=tuple(scan.reasons(request.strict_harness)),
-        )
-        result = compare.build_result(
-            base_sha,
-            head_sha,
-            before,
-            head,
-            harness,
-            request.strict_harness,
-            evidence=evidence,
-            context=context,
-        )
-        return CompareRun(result, before, head, base_own)
+        return _compare(request, base_sha, head_sha, trees, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _compare(
+    request: CompareRequest, base_sha: str, head_sha: str, trees: _Trees, work: Path
+) -> CompareRun:
+    from verify_pr.sandbox.guard import check_tree
+    from verify_pr.verify.suite import tamper_signals
+
+    base_plan = _plan(request, trees.base)
+    rule = rule_for(trees.base, base_plan.runner, trees.changed)
+    # shared: the PR's version on both sides (tests, and whatever is not known to be code)
+    shared, code = split(trees.changed, rule)
+    tests = [p for p in shared if rule.is_test(p)]
+    scan = harness_closure.scan(trees.base, trees.after, trees.changed, trees.renames, rule.is_test)
+    harness = list(scan.paths)
+    before_tree = _before_tree(trees, work, shared)
+    if request.strict_harness:
+        compare.overlay_harness(trees.base, trees.after, harness)
+        if before_tree != trees.base:
+            compare.overlay_harness(trees.base, before_tree, harness)
+    for tree in {trees.base, trees.after, before_tree}:
+        check_tree(tree)
+    # the runner is base's; each run's import probe looks at the tree that run runs
+    jobs = [
+        (before_tree, _plan(request, before_tree, base_plan.runner)),
+        (trees.after, _plan(request, trees.after, base_plan.runner)),
+    ]
+    # base's own run shows how the tests stood before the PR touched them: needed when it
+    # edits or deletes a test path, or adds a conftest or data file that changes others
+    edited = [p for p in tests if _exists(trees.base, p) or not _is_module(rule, p)]
+    if edited:
+        jobs.append((trees.base, _own_plan(request, trees.base, rule, edited)))
+    outcomes = _run_all(request, jobs)
+    before, head = outcomes[0], outcomes[1]
+    base_own = outcomes[2] if edited else None
+    # the reports place tests where base's rule saw code: such a path goes to the test side
+    # (and before runs again with it) or, when it is base's code and test at once, is mixed
+    roots = (trees.base, trees.after)
+    late = late_tests(code, placed_files(outcomes, roots), trees.base, base_plan.runner)
+    mixed = list(late.mixed)
+    if late.moved:
+        if before_tree == trees.base:
+            before_tree = _copy(trees.base, work / "before")
+        compare.overlay_paths(trees.after, before_tree, late.moved)
+        if request.strict_harness:
+            compare.overlay_harness(trees.base, before_tree, harness)
+        check_tree(before_tree)
+        code = [p for p in code if p not in late.moved]
+        shared = sorted({*shared, *late.moved})
+        tests = sorted({*tests, *late.moved})
+        again = [(before_tree, _plan(request, before_tree, base_plan.runner))]
+        own_needed = base_own is None and any(_exists(trees.base, p) for p in late.moved)
+        if own_needed:
+            again.append((trees.base, _plan(request, trees.base, base_plan.runner)))
+        redone = _run_all(request, again)
+        before = redone[0]
+        base_own = redone[1] if own_needed else base_own
+        # what the new before run places in code is code and test at once, whatever it is
+        mixed += [p for p in code if p in placed_files([before], roots)]
+    mixed = sorted(set(mixed))
+    pairing = compare.pair(before, head, base_own, mixed)
+    confirmation = rerun.confirm(
+        base_plan,
+        before_tree,
+        trees.after,
+        head,
+        pairing.proofs,
+        request.flake_runs,
+        lambda jobs: _run_all(request, jobs),
+    )
+    evidence = compare.Evidence(
+        base_own=base_own,
+        markers=tuple(added_markers(trees.base, trees.after, tests)),
+        flaky=confirmation.flaky,
+        unconfirmed=confirmation.unconfirmed,
+        reruns=request.flake_runs if confirmation.checked else 0,
+        harness_notes=tuple(scan.reasons(request.strict_harness)),
+        mixed=tuple(mixed),
+        # the startup modules the head run read from the image, checked against base's tree
+        base_tamper=tuple(tamper_signals(trees.base, base_plan, head.run.output)),
+        late_tests=late.moved,
+    )
+    result = compare.build_result(
+        base_sha,
+        head_sha,
+        before,
+        head,
+        harness,
+        request.strict_harness,
+        evidence=evidence,
+        context=_with_split(trees.context, rule, shared, code),
+        pairing=pairing,
+    )
+    return CompareRun(result, before, head, base_own)
+
+
+def _before_tree(trees: _Trees, work: Path, shared: list[str]) -> Path:
+    """The base tip with the PR's version of every shared path (base's tip itself, run
+    once, when there is none)."""
+    if not shared:
+        return trees.base
+    before_tree = _copy(trees.base, work / "before")
+    compare.overlay_paths(trees.after, before_tree, shared)
+    return before_tree
 
 
 def _export(request: CompareRequest, base_sha: str, head_sha: str, work: Path) -> _Trees:
@@ -192,6 +242,12 @@ def _export(request: CompareRequest, base_sha: str, head_sha: str, work: Path) -
                 )
                 return _Trees(empty, empty, ctx, sorted(changed), why)
             after = git.export_tree(merge.tree, work, "merge")
+            # the merged tree is classified whole: merge-ort follows a rename made on base,
+            # so a path the PR's own diff does not name can still differ from base's tip
+            changed.update(decode_path(p) for p in git.changed_paths(base_sha, merge.tree))
+            renames.update(
+                (decode_path(a), decode_path(b)) for a, b in git.renamed_paths(base_sha, merge.tree)
+            )
         base = git.export(base_sha, work, "base")
     return _Trees(base, after, ctx, sorted(changed), renames=tuple(sorted(renames)))
 

@@ -15,6 +15,7 @@ from pathlib import PurePosixPath
 HARNESS_NAMES = (
     "conftest.py",
     "pytest.ini",
+    ".pytest.ini",
     "pytest.toml",
     ".pytest.toml",
     "pyproject.toml",
@@ -34,6 +35,10 @@ HARNESS_NAMES = (
     "setupTests.*",
     "test-setup.*",
     "bunfig.toml",
+    # read by jest's babel-jest transform (and vitest's plugins) from any folder of the tree
+    ".babelrc",
+    ".babelrc.*",
+    "babel.config.*",
     "package-lock.json",
     "npm-shrinkwrap.json",
     "yarn.lock",
@@ -52,6 +57,11 @@ HARNESS_NAMES = (
 # A top-level module of these names shadows the installed runner under `python3 -m pytest`.
 HARNESS_TOP_LEVEL = ("pytest.py", "pytest", "_pytest", "pluggy", "pluggy.py", "py.py", "iniconfig")
 HARNESS_DIRS = ("node_modules", ".yarn", ".pnp.cjs", ".pnp.js")
+# Installed-distribution metadata: once the working directory is on sys.path, pytest loads
+# the ``pytest11`` entry points it finds in such a folder of the tree, as plugins. Only that
+# file decides what loads (PKG-INFO, which every release of an sdist changes, does not).
+HARNESS_DIR_GLOBS = ("*.dist-info", "*.egg-info")
+ENTRY_POINTS = "entry_points.txt"
 
 
 def is_harness_path(path: str) -> bool:
@@ -59,6 +69,12 @@ def is_harness_path(path: str) -> bool:
     if not parts:
         return False
     if parts[0] in HARNESS_TOP_LEVEL or any(part in HARNESS_DIRS for part in parts):
+        return True
+    if (
+        parts[-1] == ENTRY_POINTS
+        and len(parts) > 1
+        and any(fnmatch.fnmatchcase(parts[-2], g) for g in HARNESS_DIR_GLOBS)
+    ):
         return True
     return any(fnmatch.fnmatchcase(parts[-1], pattern) for pattern in HARNESS_NAMES)
 

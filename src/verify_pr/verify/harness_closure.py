@@ -6,6 +6,13 @@ tree (its import closure, followed transitively), a file a harness file names in
 (pytest_plugins, jest setupFiles, ``require``), or the new name of a renamed harness file.
 Everything here is a static, bounded read of our own fresh exports: no file is executed, no
 link is followed out of its tree, and every cap that is reached is a reason (fail closed).
+
+Product code is not harness: an ``import`` of the tree's own packages (``tree_packages``: the
+code under test, at the top or under src/) or of a module the test modules import is not
+followed, since that code runs inside the test process anyway (the documented residual), and
+making it harness would put base's copy of the fixed module back under --strict-harness and
+undo the fix. Harness is what the runner loads that no test imports. A module a harness file
+names as a string (``pytest_plugins``, ``-p``, a setup file) is still harness wherever it is.
 """
 
 from __future__ import annotations
@@ -14,11 +21,11 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from verify_pr.verify.harness import HARNESS_DIRS, is_harness_path
+from verify_pr.verify.harness import ENTRY_POINTS, HARNESS_DIRS, is_harness_path
 
 MAX_WALK_ENTRIES = 500_000  # entries walked per tree (as the sandbox guard allows)
 MAX_CLOSURE_FILES = 2_000  # files in the closure
@@ -29,7 +36,8 @@ MAX_NOTES = 8  # reasons naming single paths; the rest are counted
 _PY_SUFFIXES = (".py", ".pth")
 _JS_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".jsx", ".tsx")
 _CONFIG_SUFFIXES = (".json", ".toml", ".ini", ".cfg", ".yaml", ".yml")
-_SCANNED = _PY_SUFFIXES + _JS_SUFFIXES + _CONFIG_SUFFIXES
+_ENTRY_POINT = re.compile(rb"(?m)^[^=\n#\[]+=[ \t]*([A-Za-z_][\w.]*)")
+_SCANNED = (*_PY_SUFFIXES, *_JS_SUFFIXES, *_CONFIG_SUFFIXES, ENTRY_POINTS)
 _NOT_SCANNED = ("package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml")
 _JS_RESOLVE = ("", *_JS_SUFFIXES, ".json")
 
@@ -126,6 +134,11 @@ class _View:
 
     trees: Sequence[Path]
     walks: Sequence[Walk]
+    product: tuple[str, ...] = ()  # folder prefixes of the tree's own packages ("pkg/")
+    tested: frozenset[str] = frozenset()  # the files the test modules import
+
+    def is_product(self, path: str) -> bool:
+        return path.startswith(self.product) or path in self.tested
 
     def is_file(self, path: str) -> bool:
         return any(path in w.files or path in w.links for w in self.walks)
@@ -240,9 +253,17 @@ def _string_targets(view: _View, path: str, text: bytes, modules: bool) -> list[
 def _targets(view: _View, path: str, text: bytes) -> list[str]:
     """The tree files one harness file reaches, by its kind."""
     found: list[str] = []
+    if PurePosixPath(path).name == ENTRY_POINTS:
+        # ``name = module:attr``: pytest imports the module as a plugin (pytest11)
+        folder = str(PurePosixPath(path).parent.parent)
+        for match in _ENTRY_POINT.finditer(text):
+            module = match.group(1).decode("ascii", "replace")
+            for root in dict.fromkeys(("" if folder == "." else folder, "", "src")):
+                found += _module_files(view, root, module)
+        return found
     if path.endswith(_PY_SUFFIXES):
         for root, name in _python_imports(path, text):
-            found += _module_files(view, root, name)
+            found += [f for f in _module_files(view, root, name) if not view.is_product(f)]
         return found + _string_targets(view, path, text, modules=True)
     if path.endswith(_JS_SUFFIXES):
         return _string_targets(view, path, text, modules=False)
@@ -252,6 +273,15 @@ def _targets(view: _View, path: str, text: bytes) -> list[str]:
         for root in ("", "src"):
             found += _module_files(view, root, match.group(1).decode("ascii", "replace"))
     return found
+
+
+def _imported(view: _View, path: str, text: bytes) -> list[str]:
+    """The tree files a Python file's import statements load (nothing named in strings)."""
+    if not path.endswith(_PY_SUFFIXES):
+        return []
+    return [
+        f for root, name in _python_imports(path, text) for f in _module_files(view, root, name)
+    ]
 
 
 def _json_part(path: str, text: bytes) -> bytes:
@@ -281,7 +311,7 @@ class Closure:
     capped: list[str] = field(default_factory=list)
 
 
-def closure(view: _View, seeds: dict[str, str]) -> Closure:
+def closure(view: _View, seeds: dict[str, str], imports_only: bool = False) -> Closure:
     """Every tree file the seeds import or name, transitively (a static scan; each file is
     read at most once, so a cycle ends)."""
     result = Closure(dict(seeds))
@@ -295,7 +325,10 @@ def closure(view: _View, seeds: dict[str, str]) -> Closure:
             result.capped.append(f"{path} is over {MAX_SCAN_BYTES} bytes and was scanned in part")
         reached: list[str] = []
         for text in texts:
-            reached += _targets(view, path, text)
+            if imports_only:
+                reached += _imported(view, path, text)
+            else:
+                reached += _targets(view, path, text)
         for target in reached:
             for walked in view.walks:
                 landed = resolve(walked, target)
@@ -309,6 +342,20 @@ def closure(view: _View, seeds: dict[str, str]) -> Closure:
             result.why[target] = f"{path} imports or names it"
             queue.append(target)
     return result
+
+
+def _tested(view: _View, is_test: Callable[[str], bool] | None) -> frozenset[str]:
+    """The tree files the test modules import (transitively; no cap is a reason here, since
+    a cap only leaves more files harness)."""
+    if is_test is None:
+        return frozenset()
+    modules = {
+        path: "a test module"
+        for walked in view.walks
+        for path in walked.files
+        if path.endswith(".py") and is_test(path) and PurePosixPath(path).name != "conftest.py"
+    }
+    return frozenset(closure(view, modules, imports_only=True).why) - set(modules)
 
 
 @dataclass(frozen=True)
@@ -340,12 +387,21 @@ class HarnessScan:
 
 
 def scan(
-    base: Path, after: Path, changed: Sequence[str], renames: Iterable[tuple[str, str]] = ()
+    base: Path,
+    after: Path,
+    changed: Sequence[str],
+    renames: Iterable[tuple[str, str]] = (),
+    is_test: Callable[[str], bool] | None = None,
 ) -> HarnessScan:
     """The harness paths the PR changes: by name, and through links, imports and renames
-    (over both trees, so base's harness reaching head's file counts, and the reverse)."""
+    (over both trees, so base's harness reaching head's file counts, and the reverse).
+    ``is_test`` (base's test rule) names the test modules whose imports are product code."""
+    from verify_pr.runners.python_tree import tree_packages
+
     walks = [walk(base), walk(after)]
-    view = _View([base, after], walks)
+    packages = sorted({*tree_packages(base), *tree_packages(after)})
+    prefixes = tuple(p for n in packages for p in (f"{n}/", f"src/{n}/"))
+    view = _View([base, after], walks, prefixes, _tested(_View([base, after], walks), is_test))
     capped = [f"a tree has over {MAX_WALK_ENTRIES} entries" for w in walks if w.capped]
     renames = list(renames)
     seeds: dict[str, str] = {}

@@ -8,24 +8,17 @@ and repetition (each re-run pays a runner's start-up).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
 from verify_pr.contract import new_report_path
-from verify_pr.models.compare import Transition
 from verify_pr.models.report import FAILING, TestCase, TestStatus
 from verify_pr.models.sandbox import RunStatus
-from verify_pr.models.transitions import classify
 from verify_pr.verify.select import batch_selector
 from verify_pr.verify.suite import SuiteOutcome, SuitePlan
-from verify_pr.verify.testcases import (
-    expand_load_failures,
-    is_load_failure,
-    statuses,
-    worst_cases,
-)
+from verify_pr.verify.testcases import is_load_failure, worst_cases
 
 MAX_RERUN_IDS = 10
 
@@ -50,17 +43,15 @@ def confirm(
     plan: SuitePlan,
     before_tree: Path,
     after_tree: Path,
-    before: SuiteOutcome,
     head: SuiteOutcome,
+    f2p: Sequence[str],
     flake_runs: int,
     run_all: RunJobs,
 ) -> Confirmation:
-    """Re-run the first ``MAX_RERUN_IDS`` FAIL_TO_PASS tests ``flake_runs`` times per side."""
+    """Re-run the first ``MAX_RERUN_IDS`` of the FAIL_TO_PASS tests that can prove the fix
+    (``compare.Pairing.proofs``) ``flake_runs`` times per side."""
     if flake_runs == 0:
         return Confirmation()
-    before_file = expand_load_failures(before.verdict, head.verdict)
-    transitions = classify(statuses(before_file), statuses(head.verdict))
-    f2p = [t.id for t in transitions if t.transition is Transition.FAIL_TO_PASS]
     if not f2p:
         return Confirmation()
     head_cases = worst_cases(head.verdict)

@@ -91,8 +91,15 @@ def _parse(plan: SuitePlan, data: ReportSource) -> TestReport:
     raise ReportError(f"no parser for {plan.parse_name}")
 
 
-def tamper_signals(tree: Path, plan: SuitePlan) -> list[str]:
-    return _tamper(tree, plan)
+def tamper_signals(tree: Path, plan: SuitePlan, output: bytes = b"") -> list[str]:
+    """The runners' signals for ``tree``, and what ``output`` (a run of ``plan``) read from
+    the image: a src layout's modules that stand in for the ones pytest loads at startup."""
+    from verify_pr.runners import python_tree
+
+    signals = _tamper(tree, plan)
+    if plan.runner == RunnerName.PYTEST and plan.parse_name == RunnerName.PYTEST:
+        signals += python_tree.runtime_shadows(tree, python_tree.runner_modules(output))
+    return list(dict.fromkeys(signals))
 
 
 def _tamper(tree: Path, plan: SuitePlan) -> list[str]:
@@ -151,7 +158,7 @@ def run_suite(
     if report is not None and plan.parse_name != RunnerName.PYTEST:
         # pytest's report says it itself (the bootstrap's property); the others cannot
         report = expected_failures.mark(report, tree)
-    tamper = _tamper(tree, plan)
+    tamper = tamper_signals(tree, plan, run.output)
     judgement = judge(run.result, run.output, report, report_error, tamper)
     judgement = _check_imports(judgement, plan, run.output)
     reasons = tuple(r[:REASON_MAX_CHARS] for r in judgement.reasons[:MAX_REASONS])

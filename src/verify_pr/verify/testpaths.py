@@ -1,12 +1,17 @@
-"""Which paths are tests: the rule is read from BASE's configuration, never head's.
+"""Which paths are tests, which are code: the rule is read from BASE's configuration.
 
 A path is a test path when the runner of base would treat it as part of the tests: a test
 module, a conftest, a snapshot, or any file under a test folder (its data and fixture files:
-a golden file rewritten by the PR is a test change, not a code change). Everything else is
-code. The rule only reads files (never executes config) and is recorded in the result file.
+a golden file rewritten by the PR is a test change, not a code change). A path is code only
+when it is known to be code: not a test path and a source file of the runner's language
+(``SOURCE_SUFFIXES``). Everything else (data, docs, config, a doctest text file) is neither,
+and a comparison runs the PR's version of it on both sides, where it can never make a proof.
+The runs can move a path further to the test side (``compare_run``), never back. The rule
+only reads files (never executes config) and is recorded in the result file.
 
 pytest: base's ``python_files`` (default ``test_*.py *_test.py``), ``conftest.py``, every file
-under base's ``testpaths`` entries, and every file under a folder named test, tests or testing.
+under base's ``testpaths`` entries, and every file under a folder named test or tests, or
+testing unless that folder is a subpackage of a package (``numpy/testing/``: product code).
 jest, vitest, bun: ``*.test.*``, ``*.spec.*``, ``*_test.*``, ``*_spec.*``, ``*.snap``, and every
 file under ``__tests__``, ``__snapshots__``, ``__mocks__``, ``__fixtures__``, ``fixtures``,
 test or tests folders. (A ``testMatch`` or ``include`` in a JavaScript config is code, not
@@ -16,6 +21,8 @@ data, and is not read: the defaults above are the rule.)
 from __future__ import annotations
 
 import fnmatch
+import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -27,6 +34,21 @@ from verify_pr.runners import _files
 PYTEST_DEFAULT_FILES: tuple[str, ...] = ("test_*.py", "*_test.py")
 PYTHON_ALWAYS: tuple[str, ...] = ("conftest.py",)
 PYTHON_DIRS: tuple[str, ...] = ("test", "tests", "testing")
+# A folder of this name inside a package is the product's own testing helpers, shipped code.
+PACKAGE_TESTING_DIR = "testing"
+PYTHON_SOURCES: tuple[str, ...] = (".py", ".pyi", ".pyx", ".pxd")
+JS_SOURCES: tuple[str, ...] = (
+    ".js",
+    ".cjs",
+    ".mjs",
+    ".jsx",
+    ".ts",
+    ".cts",
+    ".mts",
+    ".tsx",
+    ".vue",
+    ".svelte",
+)
 JS_FILES: tuple[str, ...] = ("*.test.*", "*.spec.*", "*_test.*", "*_spec.*", "*.snap")
 JS_DIRS: tuple[str, ...] = (
     "__tests__",
@@ -60,6 +82,9 @@ class TestPathRule:
     dir_names: tuple[str, ...]
     roots: tuple[str, ...] = ()
     source: str = "defaults"
+    sources: tuple[str, ...] = PYTHON_SOURCES + JS_SOURCES  # suffixes of the language's code
+    # folders named ``testing`` that are subpackages of a package in base: code, not tests
+    package_dirs: frozenset[str] = frozenset()
 
     def is_test(self, path: str) -> bool:
         parts = PurePosixPath(path).parts
@@ -67,45 +92,87 @@ class TestPathRule:
             return False
         if any(fnmatch.fnmatchcase(parts[-1], glob) for glob in self.file_globs):
             return True
-        if any(part in self.dir_names for part in parts[:-1]):
-            return True
+        for depth, part in enumerate(parts[:-1]):
+            if part in self.dir_names and "/".join(parts[: depth + 1]) not in self.package_dirs:
+                return True
         return any(path == root or path.startswith(root + "/") for root in self.roots)
+
+    def is_code(self, path: str) -> bool:
+        """Known to be code: not a test path, and a source file of the runner's language."""
+        return not self.is_test(path) and PurePosixPath(path).suffix in self.sources
 
     def describe(self) -> str:
         text = f"{self.runner} rule from base's {self.source}: files {', '.join(self.file_globs)}"
         if self.dir_names:
             text += f"; anything under folders named {', '.join(self.dir_names)}"
+        if self.package_dirs:
+            text += f" (not the package folders {', '.join(sorted(self.package_dirs)[:5])})"
         if self.roots:
             text += f"; anything under {', '.join(self.roots)}"
-        return text
+        return text + f"; code: other {', '.join(self.sources)} files"
 
 
 def split(paths: Iterable[str], rule: TestPathRule) -> tuple[list[str], list[str]]:
-    """(test paths, code paths), each sorted."""
-    tests: set[str] = set()
+    """(the paths run in the PR's version on both sides, code paths), each sorted: a path
+    is code only when ``rule.is_code`` says so."""
+    shared: set[str] = set()
     code: set[str] = set()
     for path in paths:
-        (tests if rule.is_test(path) else code).add(path)
-    return sorted(tests), sorted(code)
+        (code if rule.is_code(path) else shared).add(path)
+    return sorted(shared), sorted(code)
 
 
-def rule_for(base_tree: Path, runner: str) -> TestPathRule:
-    """The rule of base's runner; ``custom`` (own command) takes the union of both families."""
+def package_testing_dirs(tree: Path, paths: Iterable[str]) -> frozenset[str]:
+    """Of the folders named ``testing`` on the way to ``paths``, those that are subpackages
+    of a package in ``tree`` (both it and its parent hold an ``__init__.py``)."""
+    found: set[str] = set()
+    for path in paths:
+        parts = PurePosixPath(path).parts
+        for depth, part in enumerate(parts[:-1]):
+            if part != PACKAGE_TESTING_DIR or depth == 0:
+                continue
+            folder, parent = "/".join(parts[: depth + 1]), "/".join(parts[:depth])
+            if all(_is_regular(tree, f"{d}/__init__.py") for d in (folder, parent)):
+                found.add(folder)
+    return frozenset(found)
+
+
+def _is_regular(tree: Path, rel: str) -> bool:
+    """A regular file reached through real folders only (no link followed)."""
+    current = tree
+    parts = PurePosixPath(rel).parts
+    for index, part in enumerate(parts):
+        current = current / part
+        try:
+            mode = os.lstat(current).st_mode
+        except OSError:
+            return False
+        want = stat.S_ISREG if index == len(parts) - 1 else stat.S_ISDIR
+        if not want(mode):
+            return False
+    return True
+
+
+def rule_for(base_tree: Path, runner: str, changed: Iterable[str] = ()) -> TestPathRule:
+    """The rule of base's runner; ``custom`` (own command) takes the union of both families.
+    ``changed`` are the paths it will judge (to find package ``testing`` folders)."""
+    packages = package_testing_dirs(base_tree, changed)
     if runner == RunnerName.PYTEST:
-        return _pytest_rule(base_tree)
+        return _pytest_rule(base_tree, packages)
     if runner in (RunnerName.JEST, RunnerName.VITEST, RunnerName.BUN):
-        return TestPathRule(runner, JS_FILES, JS_DIRS)
-    py = _pytest_rule(base_tree)
+        return TestPathRule(runner, JS_FILES, JS_DIRS, sources=JS_SOURCES)
+    py = _pytest_rule(base_tree, packages)
     return TestPathRule(
         runner,
         py.file_globs + JS_FILES,
         tuple(dict.fromkeys(py.dir_names + JS_DIRS)),
         py.roots,
         py.source,
+        package_dirs=packages,
     )
 
 
-def _pytest_rule(tree: Path) -> TestPathRule:
+def _pytest_rule(tree: Path, packages: frozenset[str] = frozenset()) -> TestPathRule:
     source, options = _pytest_options(tree)
     files = _words(options.get("python_files")) or list(PYTEST_DEFAULT_FILES)
     roots = [r for r in (_root(w) for w in _words(options.get("testpaths"))) if r]
@@ -115,6 +182,8 @@ def _pytest_rule(tree: Path) -> TestPathRule:
         PYTHON_DIRS,
         tuple(roots[:_MAX_PATTERNS]),
         source,
+        PYTHON_SOURCES,
+        packages,
     )
 
 
@@ -123,8 +192,9 @@ def _pytest_options(tree: Path) -> tuple[str, dict[str, Any]]:
     for name, keys in _PYTEST_CONFIGS:
         if _files.entry(tree, name) is _files.Entry.FILE:
             return name, _files.table(_files.read_toml(tree, name), *keys) or {}
-    if _files.entry(tree, "pytest.ini") is _files.Entry.FILE:
-        return "pytest.ini", _ini(tree, "pytest.ini", "pytest") or {}
+    for name in ("pytest.ini", ".pytest.ini"):
+        if _files.entry(tree, name) is _files.Entry.FILE:
+            return name, _ini(tree, name, "pytest") or {}
     pyproject = _files.read_toml(tree, "pyproject.toml")
     for table in (("tool", "pytest", "ini_options"), ("tool", "pytest")):
         found = _files.table(pyproject, *table)

@@ -10,6 +10,7 @@ from verify_pr.runners.pytest import PYTHON, PytestRunner
 from verify_pr.runners.python_tree import (
     outside_the_tree,
     probe_command,
+    runner_modules_probe,
     src_layout,
     tree_packages,
 )
@@ -78,7 +79,10 @@ def test_pytest_command_for_a_src_layout(tmp_path: Path) -> None:
     root = make(tmp_path, {**PKG, "pyproject.toml": '[project]\nname = "demo"\n'})
     command, probed = PytestRunner().command_for(REPORT, root)
     assert probed == ("demo",)
-    probe, _, run = command.partition("; ")
+    startup, _, rest = command.partition("; ")
+    # first the image's pytest names its startup modules, with nothing of the tree on the path
+    assert startup == runner_modules_probe(PYTHON) and startup.startswith("env -u PYTHONPATH ")
+    probe, _, run = rest.partition("; ")
     # the probe runs under pytest's own interpreter flags (-P -s -B), so it sees its path
     assert probe.startswith(f"PYTHONPATH=/work/src {PYTHON} -c '") and '("demo",)' in probe
     assert run == "PYTHONPATH=/work/src " + PytestRunner().command(REPORT)

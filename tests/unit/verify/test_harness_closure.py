@@ -38,7 +38,6 @@ def scan_one(
         ("import helper\n", {"helper.py": ""}, "helper.py"),
         ("import os, helper as h\n", {"helper.py": ""}, "helper.py"),
         ("from helper import fix\n", {"helper.py": ""}, "helper.py"),
-        ("from pkg import mod\n", {"pkg/__init__.py": "", "pkg/mod.py": ""}, "pkg/mod.py"),
         ("from pkg import (\n    a,\n    mod,\n)\n", {"pkg/mod.py": ""}, "pkg/mod.py"),
         ("import pkg.sub.mod\n", {"pkg/sub/mod.py": ""}, "pkg/sub/mod.py"),
         ("def f():\n    import helper\n", {"helper.py": ""}, "helper.py"),
@@ -49,7 +48,6 @@ def scan_one(
         ("pytest_plugins = ['plugins.force']\n", {"plugins/force.py": ""}, "plugins/force.py"),
         ("importlib.import_module('helper')\n", {"helper.py": ""}, "helper.py"),
         ("exec(open('tools/h.py').read())\n", {"tools/h.py": ""}, "tools/h.py"),
-        ("import mylib\n", {"src/mylib/__init__.py": ""}, "src/mylib/__init__.py"),
         ("p = ['a\\\\b', 'plugins.force']\n", {"plugins/force.py": ""}, "plugins/force.py"),
         ("x = \"it's\"; y = ['plugins.force']\n", {"plugins/force.py": ""}, "plugins/force.py"),
     ],
@@ -61,6 +59,45 @@ def test_python_import_forms_reach_the_module(
     found = scan_one(root, [reached, "unrelated.py"])
     assert found.paths == (reached,)
     assert any(reached in note and "tests/conftest.py" in note for note in found.notes)
+
+
+@pytest.mark.parametrize(
+    ("conftest", "files", "code"),
+    [
+        ("from pkg import mod\n", {"pkg/__init__.py": "", "pkg/mod.py": ""}, "pkg/mod.py"),
+        ("import mylib\n", {"src/mylib/__init__.py": ""}, "src/mylib/__init__.py"),
+        (
+            "from mylib.core import f\n",
+            {"src/mylib/__init__.py": "", "src/mylib/core.py": ""},
+            "src/mylib/core.py",
+        ),
+    ],
+)
+def test_product_code_a_conftest_imports_is_not_harness(
+    tmp_path: Path, conftest: str, files: dict[str, str], code: str
+) -> None:
+    # the package under test runs inside the test process anyway (the documented residual):
+    # as harness, --strict-harness would put base's copy back and undo the fix
+    root = same(tmp_path, {"tests/conftest.py": conftest, "helper.py": "", **files})
+    assert scan_one(root, [code]).paths == ()
+    # positive control: the same conftest importing a plain module of the tree still reaches it
+    helped = same(
+        tmp_path / "control", {"tests/conftest.py": conftest + "import helper\n", "helper.py": ""}
+    )
+    assert scan_one(helped, ["helper.py"]).paths == ("helper.py",)
+
+
+def test_a_plugin_named_in_a_product_package_is_still_harness(tmp_path: Path) -> None:
+    root = same(
+        tmp_path,
+        {
+            "tests/conftest.py": "pytest_plugins = ['pkg.force']\nfrom pkg import core\n",
+            "pkg/__init__.py": "",
+            "pkg/force.py": "",
+            "pkg/core.py": "",
+        },
+    )
+    assert scan_one(root, ["pkg/force.py", "pkg/core.py"]).paths == ("pkg/force.py",)
 
 
 def test_transitive_imports_and_a_cycle_end(tmp_path: Path) -> None:
@@ -225,3 +262,40 @@ def test_notes_drop_under_strict_harness(tmp_path: Path) -> None:
     found = scan_one(root, ["helper.py"])
     assert found.reasons(strict_harness=False) == list(found.notes)
     assert found.reasons(strict_harness=True) == []
+
+
+def test_an_entry_point_plugin_in_a_dist_info_folder_is_harness(tmp_path: Path) -> None:
+    # pytest loads pytest11 entry points of any distribution on sys.path, the tree's too
+    root = same(
+        tmp_path,
+        {
+            "evil-1.0.dist-info/entry_points.txt": "[pytest11]\nforce = plugins.force:main\n",
+            "plugins/__init__.py": "",
+            "plugins/force.py": "",
+            "plugins/other.py": "",
+        },
+    )
+    assert scan_one(root, ["plugins/force.py", "plugins/other.py"]).paths == ("plugins/force.py",)
+
+
+def test_a_module_the_tests_import_is_not_harness_and_one_they_do_not_is(tmp_path: Path) -> None:
+    root = same(
+        tmp_path,
+        {
+            "tests/conftest.py": "import calc\nimport hooks\n",
+            "tests/test_calc.py": "from calc import add\n",
+            "calc.py": "import util\n",
+            "util.py": "",
+            "hooks.py": "",
+        },
+    )
+    is_test = lambda p: p.startswith("tests/")  # noqa: E731
+    found = hc.scan(root, root, ["calc.py", "util.py", "hooks.py"], [], is_test)
+    # calc (and what it imports) is code under test; hooks only the conftest loads: harness
+    assert found.paths == ("hooks.py",)
+    # positive control: without the rule every module the conftest reaches is harness
+    assert hc.scan(root, root, ["calc.py", "util.py", "hooks.py"], []).paths == (
+        "calc.py",
+        "hooks.py",
+        "util.py",
+    )

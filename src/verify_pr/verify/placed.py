@@ -1,0 +1,101 @@
+"""Where the runs placed tests: a file in which any run's report puts a test is a test path.
+
+Base's name rule (``testpaths``) is the first guess. The reports can only add to the test side,
+never take a path off it, so a report forged from inside the PR's process cannot move a test
+to the code side. A code path of the PR in which a run placed a test is then either
+- moved to the test side (the PR's version on both sides, and the before run is run again):
+  a file new in the PR (it has no code of base's to compare), or any file for jest, which
+  runs tests only from the files its testMatch or testRegex selects; or
+- kept as code and marked *mixed*: a file of base that is code and test at once (a module
+  with doctests, vitest's in-source tests). Its tests changed together with the code, so none
+  of them can prove the fix (``compare.pair``).
+Symlinks are resolved inside each tree (a test module that is a link to a code file places
+its tests in that code file too). Reads are lstat and readlink on our own fresh exports.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from verify_pr.contract import RunnerName
+from verify_pr.verify.suite import SuiteOutcome
+
+MAX_LINK_HOPS = 40
+
+
+@dataclass(frozen=True)
+class LateTests:
+    """Code paths of the PR in which the runs placed tests."""
+
+    moved: tuple[str, ...] = ()  # to the test side
+    mixed: tuple[str, ...] = ()  # code and test at once: their tests prove nothing
+
+
+def placed_files(outcomes: Iterable[SuiteOutcome | None], trees: Sequence[Path]) -> set[str]:
+    """Every file any run's whole report places a test in, with the files it links to."""
+    files = {
+        case.file
+        for outcome in outcomes
+        if outcome is not None and outcome.report is not None
+        for case in outcome.report.testcases
+        if case.file
+    }
+    for tree in trees:
+        files |= {landed for path in list(files) if (landed := resolve(tree, path))}
+    return files
+
+
+def late_tests(code: Sequence[str], placed: set[str], base_tree: Path, runner: str) -> LateTests:
+    moved, mixed = [], []
+    for path in code:
+        if path not in placed:
+            continue
+        if runner == RunnerName.JEST or not _exists(base_tree, path):
+            moved.append(path)
+        else:
+            mixed.append(path)
+    return LateTests(tuple(moved), tuple(mixed))
+
+
+def resolve(tree: Path, path: str) -> str | None:
+    """Where ``path`` lands in ``tree`` after its links (None when it leaves the tree, loops,
+    or is not a link anywhere on the way)."""
+    parts = list(PurePosixPath(path).parts)
+    done: list[str] = []
+    hops = 0
+    while parts:
+        part = parts.pop(0)
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not done:
+                return None
+            done.pop()
+            continue
+        current = tree.joinpath(*done, part)
+        try:
+            is_link = stat.S_ISLNK(os.lstat(current).st_mode)
+        except OSError:
+            return None
+        if not is_link:
+            done.append(part)
+            continue
+        hops += 1
+        target = os.readlink(current)
+        if hops > MAX_LINK_HOPS or target.startswith("/"):
+            return None
+        parts = list(PurePosixPath(target).parts) + parts
+    landed = "/".join(done)
+    return landed if hops and landed != path else None
+
+
+def _exists(tree: Path, path: str) -> bool:
+    try:
+        os.lstat(tree / path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    return True
