@@ -8,7 +8,6 @@ reports its own peak RSS while the real intake refuses a flood, and a positive c
 the same measure catching plain pydantic's blow-up on the same input.
 """
 
-# ruff: noqa: F811 (the `publish` fixture is imported from test_publish_hostile)
 from __future__ import annotations
 
 import io
@@ -24,13 +23,15 @@ from typing import Any
 
 import pytest
 
-from tests.action.helpers import RUN_ID, workflow_run_event, write_json, zip_files
-from tests.action.test_publish_hostile import (
+from tests.action.helpers import (
     NAME,
+    RUN_ID,
     _untrusted,
     artifact,
-    publish,  # noqa: F401 (the fixture)
     verdict_file,
+    workflow_run_event,
+    write_json,
+    zip_files,
 )
 from tests.github_fake.server import TOKEN, FakeGitHub, Fault
 from verify_pr.models.report import TestCase, TestStatus

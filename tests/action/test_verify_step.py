@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.action.compare_builders import case, compare_result
-from tests.action.test_publish_hostile import HOSTILE_NAME, verdict_file
+from tests.action.helpers import HOSTILE_NAME, verdict_file
 from verify_pr import action
 from verify_pr.action.outputs import print_untrusted
 from verify_pr.errors import ConfigError

@@ -4,16 +4,14 @@ runner's image: verdict, exit code, per-test counts, and the reasons that must b
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.conftest import _docker_problem, require_docker
+from tests.integration.helpers import Counts, Run, counts, verify_pr
 
 PROJECTS = Path(__file__).resolve().parents[1] / "fixtures" / "projects"
 IMAGES = {
@@ -24,8 +22,6 @@ IMAGES = {
 }
 EXIT = {"PASS": 0, "FAIL": 1, "NOT_PROVEN": 4, "BLOCKED": 3}
 TIMEOUT_S = 8
-
-Counts = tuple[int, int, int, int, int] | None  # total, passed, failed, error, skipped
 
 
 @dataclass(frozen=True)
@@ -94,45 +90,6 @@ EXPECTED: dict[str, Expect] = {
     "bun/forged": Expect("FAIL", (2, 1, 1, 0, 0), "preload"),
     "bun/redirected": Expect("NOT_PROVEN", None, "[test.reporter]"),
 }
-
-
-@dataclass
-class Run:
-    code: int
-    stdout: str
-    stderr: str
-    verdict: dict[str, Any]
-    out: Path
-
-
-def verify_pr(repo: Path, image: str, out: Path, *extra: str, timeout: float = 300) -> Run:
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "verify_pr.verify.cli",
-            "run",
-            "--repo",
-            str(repo),
-            "--image",
-            image,
-            "--out",
-            str(out),
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
-    path = out / "verdict.json"
-    verdict = json.loads(path.read_text()) if path.exists() else {}
-    return Run(proc.returncode, proc.stdout, proc.stderr, verdict, out)
-
-
-def counts(verdict: dict[str, Any]) -> Counts:
-    t = verdict.get("totals")
-    return None if t is None else (t["total"], t["passed"], t["failed"], t["error"], t["skipped"])
 
 
 @pytest.fixture(scope="module")
