@@ -19,6 +19,7 @@ from tests.action.helpers import (
     write_json,
 )
 from tests.github_fake.server import TOKEN, FakeGitHub
+from verify_pr.exit_codes import PublishExit
 from verify_pr.publish import main as publish_main
 
 
@@ -56,7 +57,7 @@ def publish(
             "GITHUB_EVENT_PATH": str(write_json(tmp_path / "event.json", event)),
             **(extra_env or {}),
         }
-        assert publish_main.main(env) == publish_main.EXIT_POSTED
+        assert publish_main.main(env) == PublishExit.POSTED
         (check,) = github_fake.check_runs.values()
         return check
 

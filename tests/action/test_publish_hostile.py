@@ -30,6 +30,7 @@ from tests.action.helpers import (
     zip_files,
 )
 from tests.github_fake.server import TOKEN, FakeGitHub
+from verify_pr.exit_codes import PublishExit
 from verify_pr.models.report import TestCase, TestStatus
 from verify_pr.models.verdict import Verdict
 from verify_pr.publish import main as publish_main
@@ -267,4 +268,4 @@ def test_bad_event_file_is_a_config_error(tmp_path: Path) -> None:
         "GITHUB_REPOSITORY": "o/r",
         "GITHUB_EVENT_PATH": str(write_json(tmp_path / "e.json", {"action": "opened"})),
     }
-    assert publish_main.main(env) == publish_main.EXIT_CONFIG
+    assert publish_main.main(env) == PublishExit.REFUSED

@@ -34,6 +34,7 @@ from tests.action.helpers import (
     zip_files,
 )
 from tests.github_fake.server import TOKEN, FakeGitHub, Fault
+from verify_pr.exit_codes import PublishExit
 from verify_pr.models.report import TestCase, TestStatus
 from verify_pr.models.verdict import Verdict
 from verify_pr.publish import main as publish_main
@@ -364,7 +365,7 @@ def test_when_posting_is_impossible_the_log_says_so_and_the_step_fails(
         "GITHUB_API_URL": github_fake.base_url,
         "GITHUB_EVENT_PATH": str(write_json(tmp_path / "event.json", event)),
     }
-    assert publish_main.main(env) == publish_main.EXIT_API
+    assert publish_main.main(env) == PublishExit.NOT_POSTED
     out = capsys.readouterr().out
     (line,) = [x for x in out.splitlines() if x.startswith("::error")]
     assert "no check run could be posted" in line and "answered 500" in line

@@ -12,6 +12,7 @@ import pytest
 
 from tests.conftest import _docker_problem, require_docker
 from tests.integration.helpers import Counts, Run, counts, verify_pr
+from verify_pr.exit_codes import RunExit
 
 PROJECTS = Path(__file__).resolve().parents[1] / "fixtures" / "projects"
 IMAGES = {
@@ -20,7 +21,6 @@ IMAGES = {
     "vitest": "verify-pr-node:local",
     "bun": "verify-pr-bun:local",
 }
-EXIT = {"PASS": 0, "FAIL": 1, "NOT_PROVEN": 4, "BLOCKED": 3}
 TIMEOUT_S = 8
 
 
@@ -136,7 +136,7 @@ def test_fixture_verdict(key: str, runs: dict[str, Future[Run]]) -> None:
     assert v, run.stderr
     reasons = "\n".join(v["reasons"])
     assert (v["verdict"], counts(v)) == (expect.verdict, expect.counts), reasons
-    assert run.code == EXIT[expect.verdict], run.stderr
+    assert run.code == RunExit[expect.verdict], run.stderr
     assert v["runner"] == runner
     assert run.stdout.splitlines()[0].startswith(expect.verdict.replace("_", " "))
     if expect.reason is not None:
