@@ -11,14 +11,8 @@ from typing import Any
 from tests.action.helpers import EXAMPLES, write_json
 
 PYTHON_IMAGE = "verify-pr-python:local"
-
-
 DOCS_IMAGE = re.compile(r"image: ghcr\.io/your-org/your-test-image@sha256:0{64}")
-
-
 DOCS_PULL = 'pull-image-digest: "true"'
-
-
 EXAMPLE = {p.name: p for p in EXAMPLES}
 
 

@@ -69,8 +69,6 @@ def write_json(path: Path, value: Any) -> Path:
 
 
 NAME = "verify-pr-result"
-
-
 PR = 1347
 
 

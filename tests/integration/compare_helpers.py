@@ -10,21 +10,13 @@ from verify_pr.models.compare import CompareResult
 from verify_pr.verify import cli
 
 IMAGE = "verify-pr-python:local"
-
-
 BUGGY = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
-
-
 FIXED = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
-
-
 TESTS = (
     "from calc import add, mul\n\n\n"
     "def test_add():\n    assert add(2, 3) == 5\n\n\n"
     "def test_mul():\n    assert mul(2, 3) == 6\n"
 )
-
-
 FORCE_PASS_CONFTEST = """import pytest
 
 

@@ -87,14 +87,8 @@ def compare(
 
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
 MANIFEST = json.loads((ROOT / "corpus" / "manifest.json").read_text())
-
-
 CACHE = ROOT / ".cache" / "corpus"
-
-
 # The runner's own JSON report, read in the same image: the command without verify-pr's flags.
 _NODE_DIRECT = {
     "jest": "jest --ci --json --outputFile=/tmp/direct.json",
