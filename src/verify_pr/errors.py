@@ -3,6 +3,7 @@
     VerifyPrError                 every error this package raises on purpose
     ├── InputRefused              bad input from the caller (exit 2)
     ├── SandboxBlocked            the engine could not run the check (exit 3, never a verdict)
+    ├── Crashed                   verify-pr failed without a verdict (exit 5, a bug of ours)
     ├── ReportError               a test report could not be read or trusted
     ├── GitError                  hardened git could not export a tree
     ├── GitHubApiError            the REST API refused or failed
@@ -37,6 +38,11 @@ class InputRefused(VerifyPrError):
 
 class SandboxBlocked(VerifyPrError):
     """The engine could not run the check; says nothing about the PR."""
+
+
+class Crashed(VerifyPrError):
+    """verify-pr itself failed without a verdict: a bug of verify-pr or a broken install,
+    never a verdict on the PR (the crash code of every entry point, ``exit_codes``)."""
 
 
 class ReportError(VerifyPrError):

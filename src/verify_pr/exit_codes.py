@@ -1,36 +1,126 @@
-"""One table of exit codes for every entry point; a crash is never a verdict.
+"""Every entry point's exit codes, one ``IntEnum`` each; one number means one thing everywhere.
 
 "Refused", "blocked", "the check failed" and "crashed" never share a code. A crash (an error
-the code did not expect) says nothing about the PR, like BLOCKED, but is a bug of verify-pr,
-so it has a code of its own everywhere.
+the code did not expect, or ``errors.Crashed``) says nothing about the PR, like BLOCKED, but is
+a bug of verify-pr, so it has a code of its own everywhere: 5. 0 is each entry point's success,
+1 FAIL, 2 refused, 3 BLOCKED, 4 NOT PROVEN, 6 (publish only) no check could be posted.
 
-| entry point       | 0        | 1    | 2       | 3                 | 4          | 5       |
-|-------------------|----------|------|---------|-------------------|------------|---------|
-| verify-pr-sandbox | ran      |      | refused | BLOCKED           |            | crashed |
-| verify-pr run     | PASS     | FAIL | refused | BLOCKED           | NOT PROVEN | crashed |
-| verify-pr compare | VERIFIED |      | refused | BLOCKED           | NOT PROVEN | crashed |
-| the verify step   | verdict  |      | refused | crashed, or none  |            |         |
-
-The verify step (``python -m verify_pr.action``) sets its ``status`` output to ``refused`` or
-``crashed``. The publish step (``python -m verify_pr.publish``) exits 0 once a check is posted,
-whatever it says (a refused or untrusted artifact is a posted NOT TRUSTED check, never a
-crash), 2 for refused settings, 5 when no check could be posted, 6 for an internal error.
+The verify step (``python -m verify_pr.action``) exits 0 once a verdict is written, whatever
+it is (the action's last step turns it into the job's result), BLOCKED when the test image
+could not be built, and crashed, with its ``status`` output ``crashed``, when the verifier
+ended without a verdict. The publish step (``python -m verify_pr.publish``) exits 0 once a
+check is posted, whatever it says (a refused or untrusted artifact is a posted NOT TRUSTED
+check). The exit-code tables of README.md and docs/action.md are read and held to these enums
+by tests/unit/test_exit_codes.py; ``ENTRY_POINTS`` names their columns.
 """
 
 from __future__ import annotations
 
 import sys
 import traceback
-from typing import TextIO
+from collections.abc import Mapping
+from enum import IntEnum
+from functools import cache
+from types import MappingProxyType
+from typing import TYPE_CHECKING, TextIO
 
-SANDBOX_RAN = 0
-REFUSED = 2
-BLOCKED = 3
-CRASHED = 5
+if TYPE_CHECKING:  # imported when a table is first asked for: the sandbox CLI stays light
+    from verify_pr.models.compare import CompareVerdict
+    from verify_pr.models.verdict import Verdict
+
+
+class SandboxExit(IntEnum):
+    """verify-pr-sandbox: the contract's command line."""
+
+    RAN = 0
+    REFUSED = 2
+    BLOCKED = 3
+    CRASHED = 5
+
+
+class RunExit(IntEnum):
+    """verify-pr run: the verdict's code (a member per ``Verdict``, by name), or no verdict."""
+
+    PASS = 0
+    FAIL = 1
+    REFUSED = 2
+    BLOCKED = 3
+    NOT_PROVEN = 4
+    CRASHED = 5
+
+
+class CompareExit(IntEnum):
+    """verify-pr compare: the verdict's code (a member per ``CompareVerdict``), or none."""
+
+    VERIFIED = 0
+    REFUSED = 2
+    BLOCKED = 3
+    NOT_PROVEN = 4
+    CRASHED = 5
+
+
+class StepExit(IntEnum):
+    """The action's verify step (``python -m verify_pr.action``); 0 is a verdict written (for
+    ``check-pull`` and ``build-image``: done)."""
+
+    OK = 0
+    REFUSED = 2
+    BLOCKED = 3
+    CRASHED = 5
+
+
+class PublishExit(IntEnum):
+    """The publish step (``python -m verify_pr.publish``)."""
+
+    POSTED = 0
+    REFUSED = 2
+    CRASHED = 5
+    NOT_POSTED = 6
+
+
+ENTRY_POINTS: Mapping[str, type[IntEnum]] = {
+    "verify-pr-sandbox": SandboxExit,
+    "verify-pr run": RunExit,
+    "verify-pr compare": CompareExit,
+    "the verify step": StepExit,
+    "the publish step": PublishExit,
+}
+
+# The verdicts' codes, and their inverses (what a caller reads back from a code), derived from
+# the enums by member name: never a second hand-written table.
+
+
+@cache
+def run_exit_codes() -> Mapping[Verdict, RunExit]:
+    """Each ``Verdict``'s exit code in verify-pr run."""
+    from verify_pr.models.verdict import Verdict
+
+    return MappingProxyType({verdict: RunExit[verdict.name] for verdict in Verdict})
+
+
+@cache
+def compare_exit_codes() -> Mapping[CompareVerdict, CompareExit]:
+    """Each ``CompareVerdict``'s exit code in verify-pr compare."""
+    from verify_pr.models.compare import CompareVerdict
+
+    return MappingProxyType({verdict: CompareExit[verdict.name] for verdict in CompareVerdict})
+
+
+@cache
+def run_verdicts() -> Mapping[int, Verdict]:
+    """The verdict a verify-pr run exit code stands for; no entry: the code is no verdict's."""
+    return MappingProxyType({code: verdict for verdict, code in run_exit_codes().items()})
+
+
+@cache
+def compare_verdicts() -> Mapping[int, CompareVerdict]:
+    """The verdict a verify-pr compare exit code stands for."""
+    return MappingProxyType({code: verdict for verdict, code in compare_exit_codes().items()})
 
 
 def report_crash(program: str, exc: BaseException, stream: TextIO | None = None) -> int:
-    """Say that ``program`` crashed (with the traceback, for a bug report); the crash code."""
+    """Say that ``program`` crashed (with the traceback, for a bug report); the crash code,
+    which is the same number in every entry point."""
     out = stream or sys.stderr
     print(
         f"{program}: crashed (a bug in verify-pr, not a verdict on the PR): "
@@ -38,4 +128,4 @@ def report_crash(program: str, exc: BaseException, stream: TextIO | None = None)
         file=out,
     )
     traceback.print_exception(exc, file=out)
-    return CRASHED
+    return RunExit.CRASHED

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from tests.act.harness import run_act
-from tests.act.test_act_workflows import docs_workflow, pull_request_event
+from tests.act.helpers import docs_workflow, pull_request_event
+from tests.action.isolation_helpers import strip_isolation
 from tests.action.shadow_tree import markers, plant_shadows
-from tests.action.test_host_isolation import strip_isolation
 from tests.conftest import require_docker
 from tests.git_helpers import commit, git, init_repo
 

@@ -22,8 +22,8 @@ import docker
 import pytest
 
 from tests.act.harness import ActResult, run_act
+from tests.act.helpers import EXAMPLE, PYTHON_IMAGE, docs_workflow, pull_request_event
 from tests.action.helpers import (
-    EXAMPLES,
     FORK_REPO_ID,
     RUN_ID,
     workflow_run_event,
@@ -35,29 +35,12 @@ from tests.git_helpers import checkout, commit, git, init_repo
 from tests.github_fake.server import TOKEN, FakeGitHub
 from verify_pr.action.base_image import build_base_image
 
-PYTHON_IMAGE = "verify-pr-python:local"
-DOCS_IMAGE = re.compile(r"image: ghcr\.io/your-org/your-test-image@sha256:0{64}")
-DOCS_PULL = 'pull-image-digest: "true"'
-EXAMPLE = {p.name: p for p in EXAMPLES}
 ARTIFACT = "verify-pr-result"
 BUGGY = "def add(a, b):\n    return a - b\n"
 FIXED = "def add(a, b):\n    return a + b\n"
 TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
-
-
-def docs_workflow(name: str, *, persist_credentials: bool = False) -> str:
-    """A docs example as a user pastes it, with only the image changed to a local one."""
-    text = EXAMPLE[name].read_text(encoding="utf-8")
-    if DOCS_IMAGE.search(text):
-        text, swapped = DOCS_IMAGE.subn(f"image: {PYTHON_IMAGE}", text)
-        assert swapped == 1 and DOCS_PULL in text
-        text = text.replace(DOCS_PULL, 'pull-image-digest: "false"')
-    if persist_credentials:  # the misconfiguration the refusal tests need
-        assert "persist-credentials: false" in text
-        text = text.replace("persist-credentials: false", "persist-credentials: true")
-    return text
 
 
 def pr_repository(
@@ -72,15 +55,6 @@ def pr_repository(
     head_sha = commit(repo, dict(head), "the PR")
     checkout(repo, "fix")
     return repo, base_sha, head_sha
-
-
-def pull_request_event(
-    root: Path, payload: Callable[..., dict[str, Any]], base: str, head: str
-) -> Path:
-    event = payload("pull_request", "opened")
-    event["pull_request"]["base"]["sha"] = base
-    event["pull_request"]["head"]["sha"] = head
-    return write_json(root / "pull_request.json", event)
 
 
 def verify(

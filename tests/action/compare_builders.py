@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from tests.action.helpers import HEAD_SHA, zip_files
-from tests.action.test_publish_hostile import verdict_file
+from tests.action.helpers import HEAD_SHA, verdict_file, zip_files
 from verify_pr.contract import COMPARE_RESULT_FILE, COMPARE_SUMMARY_FILE
 from verify_pr.models.compare import CompareResult, CompareVerdict, side_file
 from verify_pr.models.report import TestCase, TestStatus

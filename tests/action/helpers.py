@@ -10,6 +10,10 @@ from typing import Any
 
 import yaml
 
+from verify_pr.models.report import TestCase, TestStatus, Totals
+from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
+from verify_pr.models.verdict import Verdict, VerdictFile
+
 ROOT = Path(__file__).resolve().parents[2]
 VERIFY_ACTION = ROOT / "action.yml"
 PUBLISH_ACTION = ROOT / "publish" / "action.yml"
@@ -62,3 +66,62 @@ def workflow_run_event(
 def write_json(path: Path, value: Any) -> Path:
     path.write_text(json.dumps(value), encoding="utf-8")
     return path
+
+
+NAME = "verify-pr-result"
+PR = 1347
+
+
+def verdict_file(verdict: Verdict = Verdict.PASS, cases: tuple[TestCase, ...] = ()) -> VerdictFile:
+    """A self-consistent verdict, as `verify-pr run` writes one (the publish side re-derives it)."""
+    if not cases:
+        cases = (
+            TestCase.build(
+                name="test_ok",
+                classname="test_ok",
+                file="test_ok.py",
+                line=3,
+                status=TestStatus.PASSED,
+            ),
+        )
+    failing = any(c.status in (TestStatus.FAILED, TestStatus.ERROR) for c in cases)
+    blocked = verdict is Verdict.BLOCKED
+    sandbox = SandboxResult(
+        status=RunStatus.BLOCKED if blocked else RunStatus.COMPLETED,
+        exit_code=None if blocked else int(failing),
+        output_truncated=False,
+        detail="no image" if blocked else "",
+        image="verify-pr-python:local",
+        timeout_s=60,
+        report=ReportStatus.NOT_REQUESTED if blocked else ReportStatus.RETURNED,
+    )
+    return VerdictFile(
+        verdict=verdict,
+        reasons=(),
+        runner="pytest",
+        runner_version="8",
+        command="pytest",
+        totals=None if blocked else Totals.count(cases),
+        testcases=() if blocked else cases,
+        sandbox=sandbox,
+    )
+
+
+def artifact(verdict: VerdictFile | None = None, **extra: bytes) -> bytes:
+    v = verdict or verdict_file()
+    files = {
+        "result.json": v.sandbox.model_dump_json().encode(),
+        "verdict.json": v.model_dump_json().encode(),
+        "output.txt": b"1 passed\n",
+        **extra,
+    }
+    return zip_files(files)
+
+
+def _untrusted(check: dict[str, Any]) -> None:
+    assert check["conclusion"] == "action_required"
+    assert check["conclusion"] not in ("success", "failure")
+    assert check["output"]["title"].startswith("NOT TRUSTED")
+
+
+HOSTILE_NAME = "@octocat [click](https://evil.example) <img src=x> ::error::pwned `x` | # 1"

@@ -40,6 +40,7 @@ from tests.action.helpers import (
     write_json,
     zip_folder,
 )
+from tests.action.isolation_helpers import strip_isolation
 from tests.action.runner_sim import Job, StepResult, run_composite
 from tests.action.shadow_tree import markers, plant_shadows
 from tests.conftest import require_docker
@@ -56,9 +57,6 @@ PYTHON_STEPS = {
     VERIFY_ACTION: (INSTALL, PULL, BUILD, VERIFY),
     PUBLISH_ACTION: (INSTALL, PUBLISH),
 }
-# The files a copy of the action needs to install and run.
-ACTION_FILES = ("action.yml", "publish", "entrypoint", "scripts", "src", "requirements")
-ACTION_FILES += ("pyproject.toml", "README.md")
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -200,32 +198,6 @@ def test_isolation_flags_alone_hold_in_the_checkout(
     require_docker(PYTHON_IMAGE)
     probe, _, _ = _run_both_actions(tmp_path, github_fake, webhook_payload, force_cwd=True)
     assert markers(probe.marker) == [], probe.by_step
-
-
-def strip_isolation(dest: Path) -> Path:
-    """A copy of the action with the isolation taken out: no -I, no working-directory."""
-    dest.mkdir()
-    for name in ACTION_FILES:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(source, dest / name)
-    edits = {
-        "action.yml": [(r"\n\s*working-directory:[^\n]*", ""), (r" -I -m ", " -m ")],
-        "publish/action.yml": [(r"\n\s*working-directory:[^\n]*", ""), (r" -I -m ", " -m ")],
-        "entrypoint": [(r" -I -m ", " -m ")],
-        "scripts/action_install.sh": [(r" -I ", " ")],
-        "src/verify_pr/action/commands.py": [(r'"-I", ', "")],
-    }
-    for name, substitutions in edits.items():
-        path = dest / name
-        text = original = path.read_text(encoding="utf-8")
-        for pattern, replacement in substitutions:
-            text = re.sub(pattern, replacement, text)
-        assert text != original, f"nothing to strip in {name}: the control would prove nothing"
-        path.write_text(text, encoding="utf-8")
-    return dest
 
 
 def test_positive_control_without_isolation_every_python_step_imports_the_checkout(

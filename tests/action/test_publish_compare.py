@@ -5,7 +5,6 @@ strict model, the files must agree with each other and with the trusted event, a
 rule is unchanged (a PR that edits the workflow is NOT TRUSTED whatever the artifact claims).
 """
 
-# ruff: noqa: F811 (the `publish` fixture is imported from test_publish_hostile)
 from __future__ import annotations
 
 import io
@@ -22,13 +21,13 @@ from tests.action.compare_builders import (
     compare_files,
     compare_result,
 )
-from tests.action.helpers import WORKFLOW_PATH, zip_files
-from tests.action.test_publish_hostile import (
+from tests.action.helpers import (
     HOSTILE_NAME,
+    WORKFLOW_PATH,
     _untrusted,
     artifact,
-    publish,  # noqa: F401 (the fixture)
     verdict_file,
+    zip_files,
 )
 from tests.github_fake.server import FakeGitHub
 from verify_pr.contract import COMPARE_RESULT_FILE

@@ -20,115 +20,21 @@ import pytest
 
 from tests.action.helpers import (
     FORK_REPO_ID,
-    HEAD_SHA,
-    RUN_ID,
+    HOSTILE_NAME,
+    PR,
     WORKFLOW_PATH,
-    workflow_run_event,
+    _untrusted,
+    artifact,
+    verdict_file,
     write_json,
     zip_files,
 )
 from tests.github_fake.server import TOKEN, FakeGitHub
-from verify_pr.models.report import TestCase, TestStatus, Totals
-from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
-from verify_pr.models.verdict import Verdict, VerdictFile
+from verify_pr.exit_codes import PublishExit
+from verify_pr.models.report import TestCase, TestStatus
+from verify_pr.models.verdict import Verdict
 from verify_pr.publish import main as publish_main
 from verify_pr.publish.checks import Conclusion
-
-NAME = "verify-pr-result"
-PR = 1347
-
-
-def verdict_file(verdict: Verdict = Verdict.PASS, cases: tuple[TestCase, ...] = ()) -> VerdictFile:
-    """A self-consistent verdict, as `verify-pr run` writes one (the publish side re-derives it)."""
-    if not cases:
-        cases = (
-            TestCase.build(
-                name="test_ok",
-                classname="test_ok",
-                file="test_ok.py",
-                line=3,
-                status=TestStatus.PASSED,
-            ),
-        )
-    failing = any(c.status in (TestStatus.FAILED, TestStatus.ERROR) for c in cases)
-    blocked = verdict is Verdict.BLOCKED
-    sandbox = SandboxResult(
-        status=RunStatus.BLOCKED if blocked else RunStatus.COMPLETED,
-        exit_code=None if blocked else int(failing),
-        output_truncated=False,
-        detail="no image" if blocked else "",
-        image="verify-pr-python:local",
-        timeout_s=60,
-        report=ReportStatus.NOT_REQUESTED if blocked else ReportStatus.RETURNED,
-    )
-    return VerdictFile(
-        verdict=verdict,
-        reasons=(),
-        runner="pytest",
-        runner_version="8",
-        command="pytest",
-        totals=None if blocked else Totals.count(cases),
-        testcases=() if blocked else cases,
-        sandbox=sandbox,
-    )
-
-
-def artifact(verdict: VerdictFile | None = None, **extra: bytes) -> bytes:
-    v = verdict or verdict_file()
-    files = {
-        "result.json": v.sandbox.model_dump_json().encode(),
-        "verdict.json": v.model_dump_json().encode(),
-        "output.txt": b"1 passed\n",
-        **extra,
-    }
-    return zip_files(files)
-
-
-@pytest.fixture
-def publish(
-    tmp_path: Path, github_fake: FakeGitHub, webhook_payload: Callable[..., dict[str, Any]]
-) -> Callable[..., dict[str, Any]]:
-    def run(
-        data: bytes | None,
-        *,
-        pr_files: tuple[str, ...] = ("test_ok.py",),
-        event_changes: dict[str, Any] | None = None,
-        fork: bool = True,
-        extra_env: dict[str, str] | None = None,
-        artifact_head: str = HEAD_SHA,
-        pulls: list[tuple[Any, ...]] | None = None,
-    ) -> dict[str, Any]:
-        if data is not None:
-            github_fake.add_artifact(RUN_ID, NAME, data, head_sha=artifact_head)
-        head_repo = FORK_REPO_ID
-        event = workflow_run_event(webhook_payload("workflow_run", "completed"), fork=fork)
-        if not fork:
-            head_repo = event["repository"]["id"]
-        event["workflow_run"].update(event_changes or {})
-        github_fake.pulls[:] = (
-            [(PR, "octo-org:fix-bug", HEAD_SHA, head_repo)] if pulls is None else pulls
-        )
-        github_fake.pull_files[PR] = list(pr_files)
-        github_fake.trees[HEAD_SHA] = ["test_ok.py", "tests/test_x.py"]
-        env = {
-            "INPUT_GITHUB-TOKEN": TOKEN,
-            "GITHUB_REPOSITORY": event["repository"]["full_name"],
-            "GITHUB_API_URL": github_fake.base_url,
-            "GITHUB_EVENT_NAME": "workflow_run",
-            "GITHUB_EVENT_PATH": str(write_json(tmp_path / "event.json", event)),
-            **(extra_env or {}),
-        }
-        assert publish_main.main(env) == publish_main.EXIT_POSTED
-        (check,) = github_fake.check_runs.values()
-        return check
-
-    return run
-
-
-def _untrusted(check: dict[str, Any]) -> None:
-    assert check["conclusion"] == "action_required"
-    assert check["conclusion"] not in ("success", "failure")
-    assert check["output"]["title"].startswith("NOT TRUSTED")
 
 
 def test_trusted_pass_is_success(publish: Callable[..., dict[str, Any]]) -> None:
@@ -264,9 +170,6 @@ def test_verdict_and_result_must_describe_one_run(publish: Callable[..., dict[st
     _untrusted(publish(data))
 
 
-HOSTILE_NAME = "@octocat [click](https://evil.example) <img src=x> ::error::pwned `x` | # 1"
-
-
 def test_markdown_and_mentions_are_escaped_and_annotations_validated(
     publish: Callable[..., dict[str, Any]], github_fake: FakeGitHub
 ) -> None:
@@ -365,4 +268,4 @@ def test_bad_event_file_is_a_config_error(tmp_path: Path) -> None:
         "GITHUB_REPOSITORY": "o/r",
         "GITHUB_EVENT_PATH": str(write_json(tmp_path / "e.json", {"action": "opened"})),
     }
-    assert publish_main.main(env) == publish_main.EXIT_CONFIG
+    assert publish_main.main(env) == PublishExit.REFUSED

@@ -8,7 +8,6 @@ reports its own peak RSS while the real intake refuses a flood, and a positive c
 the same measure catching plain pydantic's blow-up on the same input.
 """
 
-# ruff: noqa: F811 (the `publish` fixture is imported from test_publish_hostile)
 from __future__ import annotations
 
 import io
@@ -24,15 +23,18 @@ from typing import Any
 
 import pytest
 
-from tests.action.helpers import RUN_ID, workflow_run_event, write_json, zip_files
-from tests.action.test_publish_hostile import (
+from tests.action.helpers import (
     NAME,
+    RUN_ID,
     _untrusted,
     artifact,
-    publish,  # noqa: F401 (the fixture)
     verdict_file,
+    workflow_run_event,
+    write_json,
+    zip_files,
 )
 from tests.github_fake.server import TOKEN, FakeGitHub, Fault
+from verify_pr.exit_codes import PublishExit
 from verify_pr.models.report import TestCase, TestStatus
 from verify_pr.models.verdict import Verdict
 from verify_pr.publish import main as publish_main
@@ -363,7 +365,7 @@ def test_when_posting_is_impossible_the_log_says_so_and_the_step_fails(
         "GITHUB_API_URL": github_fake.base_url,
         "GITHUB_EVENT_PATH": str(write_json(tmp_path / "event.json", event)),
     }
-    assert publish_main.main(env) == publish_main.EXIT_API
+    assert publish_main.main(env) == PublishExit.NOT_POSTED
     out = capsys.readouterr().out
     (line,) = [x for x in out.splitlines() if x.startswith("::error")]
     assert "no check run could be posted" in line and "answered 500" in line

@@ -7,7 +7,6 @@ The PR is resolved from GitHub's answer for the head sha in this repository: a P
 names but the API places elsewhere, closed, or on another head is never trusted.
 """
 
-# ruff: noqa: F811 (the `publish` fixture is imported from test_publish_hostile)
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -16,12 +15,12 @@ from typing import Any
 import pytest
 
 from tests.action.compare_builders import case, compare_artifact, compare_result
-from tests.action.helpers import FORK_REPO_ID, HEAD_SHA
-from tests.action.test_publish_hostile import (
+from tests.action.helpers import (
+    FORK_REPO_ID,
+    HEAD_SHA,
     PR,
     _untrusted,
     artifact,
-    publish,  # noqa: F401 (the fixture)
     verdict_file,
 )
 from tests.github_fake.server import FakeGitHub, Fault

@@ -6,7 +6,6 @@ annotations; annotation lines stay within the file's length. Each test first che
 hostile characters really are in the artifact (so it cannot pass by never sending them).
 """
 
-# ruff: noqa: F811 (the `publish` fixture is imported from test_publish_hostile)
 from __future__ import annotations
 
 import re
@@ -14,9 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.action.compare_builders import case, compare_artifact, compare_result
-from tests.action.test_publish_hostile import (
+from tests.action.helpers import (
     artifact,
-    publish,  # noqa: F401 (the fixture)
     verdict_file,
 )
 from tests.github_fake.server import FakeGitHub

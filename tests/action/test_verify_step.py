@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from tests.action.compare_builders import case, compare_result
-from tests.action.test_publish_hostile import HOSTILE_NAME, verdict_file
+from tests.action.helpers import HOSTILE_NAME, verdict_file
 from verify_pr import action
 from verify_pr.action.outputs import print_untrusted
 from verify_pr.errors import ConfigError
+from verify_pr.exit_codes import StepExit
 from verify_pr.github.actions_io import ActionsIO
 from verify_pr.github.credentials import held_credentials
 from verify_pr.github.settings import VerifySettings
@@ -82,7 +83,7 @@ def test_main_maps_a_refusal_to_exit_2_with_an_encoded_error(
     env: dict[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     env["GITHUB_TOKEN"] = "ghs_x"
-    assert action.main([], env) == action.EXIT_REFUSED
+    assert action.main([], env) == StepExit.REFUSED
     out = capsys.readouterr().out
     assert out.startswith("::error title=verify-pr refused::") and out.count("\n") == 1
 
@@ -152,12 +153,12 @@ def test_flatten_copies_only_allow_listed_regular_files(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("verifier_exit", "verdict", "step_exit"),
     [
-        (0, CompareVerdict.VERIFIED, action.EXIT_OK),
-        (4, CompareVerdict.NOT_PROVEN, action.EXIT_OK),
-        (3, CompareVerdict.BLOCKED, action.EXIT_OK),
-        (0, CompareVerdict.NOT_PROVEN, action.EXIT_CRASHED),  # exit and file disagree
-        (2, None, action.EXIT_REFUSED),
-        (70, None, action.EXIT_CRASHED),
+        (0, CompareVerdict.VERIFIED, StepExit.OK),
+        (4, CompareVerdict.NOT_PROVEN, StepExit.OK),
+        (3, CompareVerdict.BLOCKED, StepExit.OK),
+        (0, CompareVerdict.NOT_PROVEN, StepExit.CRASHED),  # exit and file disagree
+        (2, None, StepExit.REFUSED),
+        (70, None, StepExit.CRASHED),
     ],
 )
 def test_compare_step(
@@ -189,7 +190,7 @@ def test_compare_step(
     assert action.main([], env) == step_exit
     assert seen and seen[0][1:5] == ["-I", "-m", "verify_pr.verify.cli", "compare"]
     outputs = Path(env["GITHUB_OUTPUT"]).read_text()
-    if step_exit != action.EXIT_OK:
+    if step_exit != StepExit.OK:
         assert "verdict<<" not in outputs
         if verifier_exit == 2:
             assert "fetch-depth: 0" in stream.getvalue()
@@ -291,11 +292,11 @@ def test_untrusted_output_cannot_issue_commands(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("verifier_exit", "step_exit"),
     [
-        (0, action.EXIT_OK),
-        (1, action.EXIT_CRASHED),  # FAIL's code over a PASS verdict file: they disagree
-        (3, action.EXIT_CRASHED),  # BLOCKED's code and no verdict file
-        (2, action.EXIT_REFUSED),
-        (70, action.EXIT_CRASHED),
+        (0, StepExit.OK),
+        (1, StepExit.CRASHED),  # FAIL's code over a PASS verdict file: they disagree
+        (3, StepExit.CRASHED),  # BLOCKED's code and no verdict file
+        (2, StepExit.REFUSED),
+        (70, StepExit.CRASHED),
     ],
 )
 def test_exit_code_table(
@@ -315,7 +316,7 @@ def test_exit_code_table(
     monkeypatch.setattr(subprocess, "run", fake_verifier)
     assert action.main([], env) == step_exit
     outputs = Path(env["GITHUB_OUTPUT"]).read_text()
-    if step_exit == action.EXIT_OK:
+    if step_exit == StepExit.OK:
         assert "verdict<<" in outputs and "\nPASS\n" in outputs
     else:
         assert "verdict<<" not in outputs
@@ -389,7 +390,7 @@ def test_check_pull_refusal_goes_to_stderr(
 ) -> None:
     """The step captures stdout with $(...): the reason must be on stderr, stdout empty."""
     env["INPUT_IMAGE"] = "project-tests:base"
-    assert action.main(["check-pull"], env) == action.EXIT_REFUSED
+    assert action.main(["check-pull"], env) == StepExit.REFUSED
     captured = capsys.readouterr()
     assert captured.out == ""
     assert "pull-image-digest needs a digest-pinned image" in captured.err

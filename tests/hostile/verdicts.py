@@ -9,7 +9,7 @@ from typing import Any
 
 from tests.conftest import require_docker
 from tests.hostile.helpers import RECORD
-from tests.integration.test_verify_runners import Run, verify_pr
+from tests.integration.helpers import Run, verify_pr
 from tests.sandbox_helpers import make_repo
 
 NODE_IMAGE = os.environ.get("VPR_TEST_NODE_IMAGE", "verify-pr-node:local")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.test_verify_runners import verify_pr
+from tests.integration.helpers import verify_pr
 
 PYTHON_IMAGE = "verify-pr-python:local"
 FILES = 62

@@ -11,30 +11,19 @@ import pytest
 
 from tests.conftest import require_docker
 from tests.git_helpers import checkout, commit, init_repo
+from tests.integration.compare_helpers import (
+    BUGGY,
+    FIXED,
+    FORCE_PASS_CONFTEST,
+    IMAGE,
+    TESTS,
+    compare,
+)
 from verify_pr.models.compare import CompareResult
 from verify_pr.verify import cli
 
-IMAGE = "verify-pr-python:local"
-
-BUGGY = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
-FIXED = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
 FIXED_BUT_BREAKS_MUL = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return 0\n"
-TESTS = (
-    "from calc import add, mul\n\n\n"
-    "def test_add():\n    assert add(2, 3) == 5\n\n\n"
-    "def test_mul():\n    assert mul(2, 3) == 6\n"
-)
 ONLY_MUL = "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"
-FORCE_PASS_CONFTEST = """import pytest
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    outcome = yield
-    report = outcome.get_result()
-    report.outcome = "passed"
-    report.longrepr = None
-"""
 HOSTILE_TESTS = (
     TESTS
     + """
@@ -96,27 +85,6 @@ def shas(tmp_path_factory: pytest.TempPathFactory) -> Shas:
         checkout(repo, base)
         heads[name] = commit(repo, files, name)
     return Shas(repo, base, fix, noop=noop, revert=revert, **heads)
-
-
-def compare(tmp_path: Path, repo: Path, *args: str) -> tuple[int, CompareResult, str]:
-    out = tmp_path / "out"
-    code = cli.main(
-        [
-            "compare",
-            "--git",
-            str(repo),
-            "--image",
-            IMAGE,
-            "--out",
-            str(out),
-            "--timeout",
-            "60",
-            *list(args),
-        ]
-    )
-    result = CompareResult.model_validate_json((out / "verify-pr-result.json").read_text())
-    summary = (out / "compare_summary.md").read_text()
-    return code, result, summary
 
 
 def _by_id(result: CompareResult) -> dict[str, str]:

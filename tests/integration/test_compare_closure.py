@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import require_docker
 from tests.git_helpers import checkout, commit, git, init_repo
-from tests.integration.test_compare import (
+from tests.integration.compare_helpers import (
     BUGGY,
     FIXED,
     FORCE_PASS_CONFTEST,

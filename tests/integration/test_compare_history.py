@@ -21,8 +21,7 @@ import pytest
 
 from tests.conftest import require_docker
 from tests.git_helpers import checkout, commit, git, init_repo
-from tests.integration.test_compare_negatives import compare
-from tests.integration.test_corpus import _NODE_DIRECT, MANIFEST, fetch, fetch_npm, unpack
+from tests.integration.helpers import _NODE_DIRECT, MANIFEST, compare, fetch, fetch_npm, unpack
 from verify_pr.models.report import TestCase
 from verify_pr.models.verdict import VerdictFile
 from verify_pr.verify.select import pytest_node_id

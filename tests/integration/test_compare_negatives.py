@@ -13,8 +13,7 @@ import pytest
 
 from tests.conftest import require_docker
 from tests.git_helpers import checkout, commit, init_repo
-from verify_pr.models.compare import CompareResult
-from verify_pr.verify import cli
+from tests.integration.helpers import compare
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -120,32 +119,6 @@ def py_repo(tmp_path_factory: pytest.TempPathFactory) -> PyRepo:
         checkout(repo, base)
         heads[name] = commit(repo, files, name)
     return PyRepo(repo, base, heads)
-
-
-def compare(
-    tmp_path: Path, repo: Path, base: str, head: str, image: str, *extra: str
-) -> tuple[int, CompareResult, str]:
-    out = tmp_path / "out"
-    code = cli.main(
-        [
-            "compare",
-            "--git",
-            str(repo),
-            "--image",
-            image,
-            "--out",
-            str(out),
-            "--timeout",
-            "60",
-            "--base",
-            base,
-            "--head",
-            head,
-            *extra,
-        ]
-    )
-    result = CompareResult.model_validate_json((out / "verify-pr-result.json").read_text())
-    return code, result, (out / "compare_summary.md").read_text()
 
 
 def _tails(ids: object) -> set[str]:

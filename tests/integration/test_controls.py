@@ -18,6 +18,7 @@ from typing import Any
 import docker
 import pytest
 
+from tests.integration.helpers import permissive
 from tests.sandbox_helpers import make_repo, sandbox
 from verify_pr.sandbox.engine import EngineSettings
 from verify_pr.sandbox.policy import LABEL_RUN
@@ -51,25 +52,6 @@ def client() -> Iterator[Any]:
     c = docker.from_env()
     yield c
     c.close()
-
-
-def permissive(client: Any, image: str, tmp_path: Path, script: str) -> str:
-    """The same probe with the controls absent: root, default caps, writable root."""
-    repo = make_repo(tmp_path / "perm")
-    container = client.containers.create(
-        image,
-        ["/bin/sh", "-c", script],
-        user="0:0",
-        network_mode="host",
-        volumes={str(repo): {"bind": "/repo", "mode": "rw"}},
-        environment={"GH_TOKEN": "leak"},
-    )
-    try:
-        container.start()
-        container.wait(timeout=60)
-        return str(container.logs().decode())
-    finally:
-        container.remove(force=True)
 
 
 def test_probe_inside_the_sandbox(minimal_image: str, tmp_path: Path, client: Any) -> None:

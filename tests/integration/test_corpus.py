@@ -3,96 +3,28 @@ runner run directly in the same image, verdict and per-test counts."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import subprocess
-import sys
-import tarfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import require_docker
-from tests.integration.test_verify_runners import counts, verify_pr
+from tests.integration.helpers import (
+    _NODE_DIRECT,
+    MANIFEST,
+    counts,
+    fetch,
+    fetch_npm,
+    unpack,
+    verify_pr,
+)
 
-ROOT = Path(__file__).resolve().parents[1]
-MANIFEST = json.loads((ROOT / "corpus" / "manifest.json").read_text())
-CACHE = ROOT / ".cache" / "corpus"
 PYTHON_IMAGE = "verify-pr-python:local"
 NODE_IMAGE = "verify-pr-node:local"
-# The runner's own JSON report, read in the same image: the command without verify-pr's flags.
-_NODE_DIRECT = {
-    "jest": "jest --ci --json --outputFile=/tmp/direct.json",
-    "vitest": "vitest run --configLoader runner --reporter=json --outputFile.json=/tmp/direct.json",
-}
 _SUMMARY_WORD = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected)")
-
-
-def fetch(entry: dict[str, Any]) -> Path:
-    """The sdist, downloaded once into the cache with pip, checked against its pinned sha256."""
-    CACHE.mkdir(parents=True, exist_ok=True)
-    archive = CACHE / entry["file"]
-    if not archive.exists():
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "-q",
-                "--no-deps",
-                "--no-binary",
-                ":all:",
-                "-d",
-                str(CACHE),
-                f"{entry['name']}=={entry['version']}",
-            ],
-            capture_output=True,
-            timeout=300,
-            check=True,
-        )
-    digest = hashlib.sha256(archive.read_bytes()).hexdigest()
-    if digest != entry["sha256"]:
-        archive.unlink()
-        pytest.fail(f"{archive.name}: sha256 {digest} is not the pinned {entry['sha256']}")
-    return archive
-
-
-def fetch_npm(entry: dict[str, Any]) -> Path:
-    """The registry tarball, downloaded once into the cache with npm pack (no install, no
-    scripts), checked against its pinned sha256."""
-    CACHE.mkdir(parents=True, exist_ok=True)
-    archive = CACHE / entry["file"]
-    if not archive.exists():
-        subprocess.run(
-            [
-                "npm",
-                "pack",
-                "--ignore-scripts",
-                "--pack-destination",
-                str(CACHE),
-                f"{entry['name']}@{entry['version']}",
-            ],
-            capture_output=True,
-            timeout=300,
-            check=True,
-        )
-    digest = hashlib.sha256(archive.read_bytes()).hexdigest()
-    if digest != entry["sha256"]:
-        archive.unlink()
-        pytest.fail(f"{archive.name}: sha256 {digest} is not the pinned {entry['sha256']}")
-    return archive
-
-
-def unpack(archive: Path, dest: Path) -> Path:
-    with tarfile.open(archive) as tar:
-        tar.extractall(dest, filter="data")
-    (tree,) = [p for p in dest.iterdir() if p.is_dir()]
-    for path in [dest, *dest.rglob("*")]:
-        path.chmod(0o755 if path.is_dir() else 0o644)
-    return tree
 
 
 def direct_pytest(

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.test_verify_runners import verify_pr
+from tests.integration.helpers import verify_pr
 from tests.sandbox_helpers import make_repo
 
 NODE_IMAGE = "verify-pr-node:local"

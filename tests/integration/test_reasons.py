@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.integration.test_verify_runners import verify_pr
+from tests.integration.helpers import verify_pr
 
 PYTHON_IMAGE = "verify-pr-python:local"
 

@@ -62,7 +62,7 @@ def test_asked_limits_are_on_the_running_container(tmp_path: Path) -> None:
 
 
 def test_verify_pr_run_takes_the_flags_into_its_verdict(tmp_path: Path) -> None:
-    from tests.integration.test_verify_runners import verify_pr
+    from tests.integration.helpers import verify_pr
 
     repo = make_repo(tmp_path, {"pytest.ini": "[pytest]\n", "test_a.py": "def test_a(): pass\n"})
     flags = ("--cpus", "2", "--memory", "1g", "--timeout", "120")

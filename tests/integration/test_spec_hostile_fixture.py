@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.integration.test_controls import permissive
+from tests.integration.helpers import permissive
 from tests.sandbox_helpers import sandbox
 
 HOSTILE = r"""

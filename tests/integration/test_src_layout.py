@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.integration.test_verify_runners import verify_pr
+from tests.integration.helpers import verify_pr
 from tests.sandbox_helpers import make_repo
 
 PYTHON_IMAGE = "verify-pr-python:local"

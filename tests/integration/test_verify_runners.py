@@ -4,16 +4,15 @@ runner's image: verdict, exit code, per-test counts, and the reasons that must b
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.conftest import _docker_problem, require_docker
+from tests.integration.helpers import Counts, Run, counts, verify_pr
+from verify_pr.exit_codes import RunExit
 
 PROJECTS = Path(__file__).resolve().parents[1] / "fixtures" / "projects"
 IMAGES = {
@@ -22,10 +21,7 @@ IMAGES = {
     "vitest": "verify-pr-node:local",
     "bun": "verify-pr-bun:local",
 }
-EXIT = {"PASS": 0, "FAIL": 1, "NOT_PROVEN": 4, "BLOCKED": 3}
 TIMEOUT_S = 8
-
-Counts = tuple[int, int, int, int, int] | None  # total, passed, failed, error, skipped
 
 
 @dataclass(frozen=True)
@@ -96,45 +92,6 @@ EXPECTED: dict[str, Expect] = {
 }
 
 
-@dataclass
-class Run:
-    code: int
-    stdout: str
-    stderr: str
-    verdict: dict[str, Any]
-    out: Path
-
-
-def verify_pr(repo: Path, image: str, out: Path, *extra: str, timeout: float = 300) -> Run:
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "verify_pr.verify.cli",
-            "run",
-            "--repo",
-            str(repo),
-            "--image",
-            image,
-            "--out",
-            str(out),
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
-    path = out / "verdict.json"
-    verdict = json.loads(path.read_text()) if path.exists() else {}
-    return Run(proc.returncode, proc.stdout, proc.stderr, verdict, out)
-
-
-def counts(verdict: dict[str, Any]) -> Counts:
-    t = verdict.get("totals")
-    return None if t is None else (t["total"], t["passed"], t["failed"], t["error"], t["skipped"])
-
-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Future[Run]]:
     """Start every fixture whose image is present, a few at a time (each test waits on its
@@ -179,7 +136,7 @@ def test_fixture_verdict(key: str, runs: dict[str, Future[Run]]) -> None:
     assert v, run.stderr
     reasons = "\n".join(v["reasons"])
     assert (v["verdict"], counts(v)) == (expect.verdict, expect.counts), reasons
-    assert run.code == EXIT[expect.verdict], run.stderr
+    assert run.code == RunExit[expect.verdict], run.stderr
     assert v["runner"] == runner
     assert run.stdout.splitlines()[0].startswith(expect.verdict.replace("_", " "))
     if expect.reason is not None:

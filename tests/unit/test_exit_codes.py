@@ -1,21 +1,44 @@
-"""One exit-code table: a crash has its own code in every entry point, never a verdict's."""
+"""One exit-code enum per entry point: one number means one thing everywhere, a crash has its
+own code in every entry point, never a verdict's, and the docs' tables say what the enums say."""
 
 from __future__ import annotations
 
 import io
+import re
 import sys
 from collections.abc import Callable
+from enum import IntEnum
 from pathlib import Path
 
 import pytest
 
 from verify_pr import action, exit_codes
 from verify_pr.action import step
-from verify_pr.errors import InputRefused, SandboxBlocked
+from verify_pr.errors import (
+    ConfigError,
+    Crashed,
+    GitHubApiError,
+    InputRefused,
+    SandboxBlocked,
+    VerifyPrError,
+)
+from verify_pr.exit_codes import (
+    ENTRY_POINTS,
+    CompareExit,
+    PublishExit,
+    RunExit,
+    SandboxExit,
+    StepExit,
+)
 from verify_pr.models.compare import CompareVerdict
 from verify_pr.models.verdict import Verdict
+from verify_pr.publish import main as publish_main
 from verify_pr.sandbox import cli as sandbox_cli
 from verify_pr.verify import cli as verify_cli
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = (ROOT / "README.md", ROOT / "docs" / "action.md")
+ENUMS: tuple[type[IntEnum], ...] = tuple(ENTRY_POINTS.values())
 
 
 def _raise(exc: BaseException) -> Callable[..., int]:
@@ -25,23 +48,63 @@ def _raise(exc: BaseException) -> Callable[..., int]:
     return boom
 
 
-def test_crash_code_is_no_verdict_code() -> None:
-    verdict_codes = set(verify_cli.EXIT_CODES.values()) | set(
-        verify_cli.COMPARE_EXIT_CODES.values()
-    )
-    assert exit_codes.CRASHED not in verdict_codes
-    assert exit_codes.CRASHED not in {exit_codes.REFUSED, exit_codes.BLOCKED}
-    assert set(verify_cli.EXIT_CODES) == set(Verdict)
-    assert set(verify_cli.COMPARE_EXIT_CODES) == set(CompareVerdict)
+# --- the enums ------------------------------------------------------------------------------
+
+
+def test_one_number_means_one_thing_in_every_entry_point() -> None:
+    """Past 0 (each entry point's success), a number has one name wherever it is used, and a
+    name one number."""
+    names: dict[int, set[str]] = {}
+    numbers: dict[str, set[int]] = {}
+    for enum in ENUMS:
+        assert min(enum) == 0, enum
+        for member in enum:
+            if member != 0:
+                names.setdefault(member.value, set()).add(member.name)
+                numbers.setdefault(member.name, set()).add(member.value)
+    assert all(len(n) == 1 for n in names.values()), names
+    assert all(len(n) == 1 for n in numbers.values()), numbers
+    assert all(enum.CRASHED == 5 for enum in ENUMS)  # type: ignore[attr-defined]
+    assert all(enum.REFUSED == 2 for enum in ENUMS)  # type: ignore[attr-defined]
+
+
+def test_every_verdict_has_its_own_code_and_the_inverse_is_derived() -> None:
+    assert set(exit_codes.run_exit_codes()) == set(Verdict)
+    assert set(exit_codes.compare_exit_codes()) == set(CompareVerdict)
+    for verdict, code in exit_codes.run_exit_codes().items():
+        assert code.name == verdict.name and exit_codes.run_verdicts()[code] is verdict
+    for c_verdict, c_code in exit_codes.compare_exit_codes().items():
+        assert c_code.name == c_verdict.name
+        assert exit_codes.compare_verdicts()[c_code] is c_verdict
+    verdict_codes = set(exit_codes.run_verdicts()) | set(exit_codes.compare_verdicts())
+    assert not verdict_codes & {RunExit.REFUSED, RunExit.CRASHED}
+    assert len(exit_codes.run_verdicts()) == len(Verdict)  # no two verdicts share a code
+    # what is not a verdict's code is every other member: refused and crashed
+    assert set(RunExit) - set(exit_codes.run_verdicts()) == {RunExit.REFUSED, RunExit.CRASHED}
+    assert set(CompareExit) - set(exit_codes.compare_verdicts()) == {
+        CompareExit.REFUSED,
+        CompareExit.CRASHED,
+    }
+
+
+def test_the_verifier_tables_are_the_derived_ones() -> None:
+    assert verify_cli.EXIT_CODES is exit_codes.run_exit_codes()
+    assert verify_cli.COMPARE_EXIT_CODES is exit_codes.compare_exit_codes()
+    with pytest.raises(TypeError):
+        exit_codes.run_verdicts()[9] = Verdict.PASS  # type: ignore[index]
+
+
+# --- each entry point maps each kind of error to its row -------------------------------------
 
 
 @pytest.mark.parametrize(
     ("raised", "code"),
     [
-        (RuntimeError("a bug"), exit_codes.CRASHED),
-        (KeyError("missing"), exit_codes.CRASHED),
-        (InputRefused("bad flag"), verify_cli.EXIT_USAGE),
-        (SandboxBlocked("no daemon"), verify_cli.EXIT_CODES[Verdict.BLOCKED]),
+        (RuntimeError("a bug"), RunExit.CRASHED),
+        (KeyError("missing"), RunExit.CRASHED),
+        (Crashed("no verdict"), RunExit.CRASHED),
+        (InputRefused("bad flag"), RunExit.REFUSED),
+        (SandboxBlocked("no daemon"), RunExit.BLOCKED),
     ],
 )
 def test_verify_cli_rows(
@@ -53,7 +116,7 @@ def test_verify_cli_rows(
     monkeypatch.setattr(verify_cli, "_main", _raise(raised))
     assert verify_cli.main(["run"]) == code
     err = capsys.readouterr().err
-    if code == exit_codes.CRASHED:
+    if code == RunExit.CRASHED:
         assert "crashed (a bug in verify-pr, not a verdict on the PR)" in err
         assert "Traceback" in err
 
@@ -61,9 +124,10 @@ def test_verify_cli_rows(
 @pytest.mark.parametrize(
     ("raised", "code"),
     [
-        (RuntimeError("a bug"), sandbox_cli.EXIT_CRASHED),
-        (InputRefused("bad flag"), sandbox_cli.EXIT_REFUSED),
-        (SandboxBlocked("no daemon"), sandbox_cli.EXIT_BLOCKED),
+        (RuntimeError("a bug"), SandboxExit.CRASHED),
+        (Crashed("no result"), SandboxExit.CRASHED),
+        (InputRefused("bad flag"), SandboxExit.REFUSED),
+        (SandboxBlocked("no daemon"), SandboxExit.BLOCKED),
     ],
 )
 def test_sandbox_cli_rows(
@@ -74,31 +138,140 @@ def test_sandbox_cli_rows(
 ) -> None:
     monkeypatch.setattr(sandbox_cli, "_main", _raise(raised))
     assert sandbox_cli.main([]) == code
-    assert (
-        len(
-            {
-                sandbox_cli.EXIT_RAN,
-                sandbox_cli.EXIT_REFUSED,
-                sandbox_cli.EXIT_BLOCKED,
-                sandbox_cli.EXIT_CRASHED,
-            }
-        )
-        == 4
-    )
-    if code == sandbox_cli.EXIT_CRASHED:
+    if code == SandboxExit.CRASHED:
         assert "verify-pr-sandbox: crashed" in capsys.readouterr().err
 
 
-def test_action_crash_sets_status_crashed(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+@pytest.mark.parametrize(
+    ("raised", "code", "status"),
+    [
+        (RuntimeError("a bug"), StepExit.CRASHED, "crashed"),
+        (Crashed("the verifier exited 70 without a verdict"), StepExit.CRASHED, "crashed"),
+        (SandboxBlocked("the image build failed"), StepExit.BLOCKED, None),
+        (ConfigError("bad input"), StepExit.REFUSED, None),
+    ],
+)
+def test_action_rows(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    raised: BaseException,
+    code: int,
+    status: str | None,
 ) -> None:
     output = tmp_path / "output"
     output.touch()
     env = {"GITHUB_OUTPUT": str(output), "GITHUB_STEP_SUMMARY": str(tmp_path / "summary")}
-    monkeypatch.setattr(step, "run", _raise(RuntimeError("a bug")))
+    monkeypatch.setattr(step, "run", _raise(raised))
     stdout = io.StringIO()
     monkeypatch.setattr(sys, "stdout", stdout)
-    assert action.main([], env) == action.EXIT_CRASHED
-    assert "crashed" in output.read_text()
-    assert "verify-pr crashed: RuntimeError: a bug" in stdout.getvalue()
-    assert "Traceback" in capsys.readouterr().err
+    assert action.main([], env) == code
+    assert ("crashed" in output.read_text()) == (status == "crashed")
+    if isinstance(raised, RuntimeError):
+        assert "verify-pr crashed: RuntimeError: a bug" in stdout.getvalue()
+        assert "Traceback" in capsys.readouterr().err
+    elif isinstance(raised, VerifyPrError):
+        assert raised.message in stdout.getvalue()
+
+
+class _Settings:
+    raised: BaseException = RuntimeError()
+
+    @classmethod
+    def from_env(cls, _env: object) -> None:
+        raise cls.raised
+
+
+@pytest.mark.parametrize(
+    ("raised", "code"),
+    [
+        (RuntimeError("a bug"), PublishExit.CRASHED),
+        (GitHubApiError("HTTP 502"), PublishExit.NOT_POSTED),
+        (ConfigError("no token"), PublishExit.REFUSED),
+    ],
+)
+def test_publish_rows(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    raised: BaseException,
+    code: int,
+) -> None:
+    monkeypatch.setattr(_Settings, "raised", raised)
+    monkeypatch.setattr(publish_main, "Settings", _Settings)
+    assert publish_main.main({}) == code
+    assert "::error title=verify-pr publish::" in capsys.readouterr().out
+
+
+# --- the docs' tables -----------------------------------------------------------------------
+
+
+def _tables(markdown: str) -> list[list[list[str]]]:
+    """Every Markdown table whose first header cell is ``exit``, as rows of stripped cells
+    (the header first, the separator row dropped)."""
+    tables: list[list[list[str]]] = []
+    current: list[list[str]] | None = None
+    for line in markdown.splitlines():
+        if not line.startswith("|"):
+            current = None
+            continue
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if current is None:
+            current = []
+            if cells[0].lower() == "exit":
+                tables.append(current)
+        if not all(re.fullmatch(r":?-+:?", cell) for cell in cells):
+            current.append(cells)
+    return tables
+
+
+def _label(member: IntEnum) -> str:
+    return member.name.lower().replace("_", " ")
+
+
+def _drift(table: list[list[str]]) -> list[str]:
+    """What a table says that the enums do not: an unknown column, a code the entry point does
+    not have, a code it has that the table leaves out, a cell without its member's name."""
+    header, rows = table[0], table[1:]
+    problems = [f"unknown entry point {name!r}" for name in header[1:] if name not in ENTRY_POINTS]
+    for column, name in enumerate(header[1:], start=1):
+        enum = ENTRY_POINTS.get(name)
+        if enum is None:
+            continue
+        documented = {int(row[0]): row[column] for row in rows if row[column]}
+        for code in sorted(set(documented) - {m.value for m in enum}):
+            problems.append(f"{name}: {code} is documented but not an exit code")
+        for member in enum:
+            if member.value not in documented:
+                problems.append(f"{name}: {member.value} ({_label(member)}) is missing")
+            elif _label(member) not in documented[member.value].lower():
+                problems.append(f"{name}: {member.value} does not say {_label(member)!r}")
+    return problems
+
+
+def test_the_docs_exit_code_tables_match_the_enums() -> None:
+    seen: set[str] = set()
+    for path in DOCS:
+        tables = _tables(path.read_text(encoding="utf-8"))
+        assert tables, f"{path.name} has no exit-code table"
+        for table in tables:
+            assert not _drift(table), (path.name, _drift(table))
+            seen |= set(table[0][1:])
+    readme = {name for table in _tables(DOCS[0].read_text()) for name in table[0][1:]}
+    assert readme == set(ENTRY_POINTS), "README's table names every entry point"
+    assert seen == set(ENTRY_POINTS)
+
+
+def test_the_table_check_sees_drift() -> None:
+    """Positive control: a wrong label, a missing row, an extra row and an unknown column."""
+    markdown = (
+        "text\n\n| exit | verify-pr compare | verify-pr merge |\n|---|---|---|\n"
+        "| 0 | VERIFIED | |\n| 1 | FAIL | |\n| 2 | refused | |\n| 3 | blocked (no daemon) | |\n"
+        "| 5 | it broke | |\n\n| code | other |\n|---|---|\n| 0 | not an exit table |\n"
+    )
+    (table,) = _tables(markdown)
+    assert sorted(_drift(table)) == [
+        "unknown entry point 'verify-pr merge'",
+        "verify-pr compare: 1 is documented but not an exit code",
+        "verify-pr compare: 4 (not proven) is missing",
+        "verify-pr compare: 5 does not say 'crashed'",
+    ]

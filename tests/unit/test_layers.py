@@ -18,14 +18,14 @@ cannot see unless the function runs), is read from the syntax tree.
 
 from __future__ import annotations
 
-import ast
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[2] / "src" / "verify_pr"
+from tests.unit.helpers import PACKAGE, imports, package_of
+
 PR_SIDE = ("sandbox", "runners", "reports", "verify", "git", "action")
 FORBIDDEN: dict[str, tuple[str, ...]] = {
     "publish": (*PR_SIDE, "docker"),
@@ -61,26 +61,6 @@ def _top(module: str) -> str | None:
     return module.split(".")[1]
 
 
-def _package_of(path: Path) -> tuple[str, ...]:
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-    return parts[:-1] if parts[-1] != "__init__" else parts
-
-
-def _imports(source: str, package: tuple[str, ...]) -> list[str]:
-    """Every module an import statement names, at any depth (relative ones resolved)."""
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            found += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                base = ".".join([*package[: len(package) - node.level + 1], base]).rstrip(".")
-            found.append(base)
-            found += [f"{base}.{alias.name}" for alias in node.names]
-    return found
-
-
 def _layer_files(layer: str) -> list[Path]:
     single = PACKAGE / f"{layer}.py"
     return [single] if single.is_file() else sorted((PACKAGE / layer).rglob("*.py"))
@@ -92,7 +72,7 @@ def test_no_module_of_a_layer_imports_what_it_must_not(layer: str) -> None:
     assert files, layer
     bad = []
     for path in files:
-        for module in _imports(path.read_text(encoding="utf-8"), _package_of(path)):
+        for module in imports(path.read_text(encoding="utf-8"), package_of(path)):
             top = _top(module)
             if top in FORBIDDEN[layer]:
                 bad.append(f"{path.relative_to(PACKAGE)} imports {module}")
@@ -119,6 +99,6 @@ def test_the_static_check_sees_imports_inside_functions() -> None:
         "def g():\n    from ..sandbox import run\n"
         "def h():\n    import docker.errors\n"
     )
-    found = {_top(m) for m in _imports(source, ("verify_pr", "publish"))}
+    found = {_top(m) for m in imports(source, ("verify_pr", "publish"))}
     assert {"verify", "sandbox", "docker"} <= found
     assert {"verify", "sandbox", "docker"} <= set(FORBIDDEN["publish"])

@@ -22,13 +22,14 @@ launch the verifier, read its verdict), ``commands`` (the verifier's command lin
 ``outputs`` (step outputs, the untrusted log, the flat upload folder), ``image`` and
 ``base_image`` (the opt-in pull and the build from base's Dockerfile).
 
-Exit codes (``entry``): 0 a verdict was written (the action's last step turns it into the job
-result), 2 refused (settings, credentials, inputs the verifier refused), 3 the verifier crashed
-or wrote no verdict.
+Exit codes (``entry``, ``exit_codes.StepExit``): 0 a verdict was written (the action's last
+step turns it into the job result), 2 refused (settings, credentials, inputs the verifier
+refused), 3 BLOCKED (the test image could not be built), 5 crashed (the verifier crashed or
+wrote no verdict).
 """
 
 from verify_pr.action.commands import HOST_PYTHON, compare_argv, runner_cpus, verifier_argv
-from verify_pr.action.entry import EXIT_CRASHED, EXIT_OK, EXIT_REFUSED, main
+from verify_pr.action.entry import main
 from verify_pr.action.image import build_image, check_pull_image
 from verify_pr.action.outputs import (
     COUNT_OUTPUTS,
@@ -41,9 +42,6 @@ from verify_pr.action.step import run
 
 __all__ = [
     "COUNT_OUTPUTS",
-    "EXIT_CRASHED",
-    "EXIT_OK",
-    "EXIT_REFUSED",
     "HOST_PYTHON",
     "build_image",
     "check_pull_image",

@@ -1,8 +1,9 @@
 """The verify step's entry: the arguments, and every error mapped to an exit code once.
 
-Exit codes: 0 a verdict was written (the action's last step turns it into the job result),
-2 refused (settings, credentials, inputs the verifier refused), 3 the verifier crashed or wrote
-no verdict, or the step itself crashed (then the ``status`` output is ``crashed``).
+Exit codes (``exit_codes.StepExit``): 0 a verdict was written (the action's last step turns it
+into the job result), 2 refused (settings, credentials, inputs the verifier refused), 3 BLOCKED
+(the test image could not be built), 5 crashed: the verifier crashed or wrote no verdict, or
+the step itself crashed (then the ``status`` output is ``crashed``).
 """
 
 from __future__ import annotations
@@ -14,12 +15,10 @@ from collections.abc import Mapping, Sequence
 
 from verify_pr.action import step
 from verify_pr.action.image import build_image, check_pull_image
-from verify_pr.errors import ConfigError, SandboxBlocked, VerifyPrError
-from verify_pr.exit_codes import report_crash
+from verify_pr.errors import ConfigError, Crashed, SandboxBlocked, VerifyPrError
+from verify_pr.exit_codes import StepExit, report_crash
 from verify_pr.github.actions_io import ActionsIO, escape_data
 from verify_pr.github.settings import read_input
-
-EXIT_OK, EXIT_REFUSED, EXIT_CRASHED = step.EXIT_OK, step.EXIT_REFUSED, step.EXIT_CRASHED
 
 
 def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
@@ -31,24 +30,33 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
     try:
         if args == ["check-pull"]:
             print(check_pull_image(read_input(environ, "image")))
-            return EXIT_OK
+            return StepExit.OK
         if args == ["build-image"]:
             build_image(environ, sys.stdout)
-            return EXIT_OK
+            return StepExit.OK
         if args:
             raise ConfigError(f"unknown arguments {args!r}")
         return step.run(environ, sys.stdout)
-    except SandboxBlocked as exc:
+    except Crashed as exc:  # the verifier ended without a verdict
+        _set_crashed(environ)
         print(f"::error title=verify-pr::{escape_data(exc.diagnostics())}", file=errors, flush=True)
-        return EXIT_CRASHED
+        return StepExit.CRASHED
+    except SandboxBlocked as exc:
+        message = escape_data(exc.diagnostics())
+        print(f"::error title=verify-pr blocked::{message}", file=errors, flush=True)
+        return StepExit.BLOCKED
     except VerifyPrError as exc:
         message = escape_data(exc.diagnostics())
         print(f"::error title=verify-pr refused::{message}", file=errors, flush=True)
-        return EXIT_REFUSED
+        return StepExit.REFUSED
     except Exception as exc:  # a bug: the step fails with "crashed", never a verdict
         report_crash("verify-pr action", exc)
-        with contextlib.suppress(Exception):  # best effort: the output file may be the bug
-            ActionsIO.from_env(environ, sys.stdout).set_output("status", "crashed")
+        _set_crashed(environ)
         message = escape_data(f"verify-pr crashed: {type(exc).__name__}: {exc}")
         print(f"::error title=verify-pr crashed::{message}", file=errors, flush=True)
-        return EXIT_CRASHED
+        return StepExit.CRASHED
+
+
+def _set_crashed(environ: Mapping[str, str]) -> None:
+    with contextlib.suppress(Exception):  # best effort: the output file may be the bug
+        ActionsIO.from_env(environ, sys.stdout).set_output("status", "crashed")

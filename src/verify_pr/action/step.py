@@ -3,7 +3,8 @@
 The verifier runs in a child process (``commands``); its messages and the check's output are
 untrusted text for the log (``outputs.print_untrusted``). A verifier exit code that is not a
 verdict's, or a verdict file that is missing, invalid or disagrees with the exit code, is
-SandboxBlocked: the step fails without a verdict.
+``Crashed``: the step fails without a verdict. The verifier's codes and the verdicts they stand
+for are ``exit_codes``' tables; the step's own codes are ``exit_codes.StepExit``.
 """
 
 from __future__ import annotations
@@ -25,33 +26,18 @@ from verify_pr.action.outputs import (
     set_count_outputs,
 )
 from verify_pr.contract import COMPARE_RESULT_FILE, OUTPUT_FILE, VERDICT_FILE
-from verify_pr.errors import ConfigError, SandboxBlocked
+from verify_pr.errors import ConfigError, Crashed
+from verify_pr.exit_codes import RunExit, StepExit, compare_verdicts, run_verdicts
 from verify_pr.github.actions_io import ActionsIO
 from verify_pr.github.credentials import check_credentials
 from verify_pr.github.settings import Mode, VerifySettings
 from verify_pr.markdown import fit_markdown
-from verify_pr.models.compare import COMPARE_SIDES, CompareResult, CompareVerdict
-from verify_pr.models.verdict import Verdict, VerdictFile
+from verify_pr.models.compare import COMPARE_SIDES, CompareResult
+from verify_pr.models.verdict import VerdictFile
 from verify_pr.render.job_summary import compare_job_summary, run_job_summary
 
-# The step's exit codes (``entry`` maps errors to them): a verdict was written, refused (the
-# verifier's own refusal code too), and crashed or no verdict.
-EXIT_OK = 0
-EXIT_REFUSED = 2
-EXIT_CRASHED = 3
 JOB_SUMMARY_MAX_BYTES = 1 << 19
-COMPARE_EXIT_VERDICTS = {
-    0: CompareVerdict.VERIFIED,
-    3: CompareVerdict.BLOCKED,
-    4: CompareVerdict.NOT_PROVEN,
-}
 Written = TypeVar("Written", bound=BaseModel)
-VERIFIER_EXIT_VERDICTS = {
-    0: Verdict.PASS,
-    1: Verdict.FAIL,
-    3: Verdict.BLOCKED,
-    4: Verdict.NOT_PROVEN,
-}
 
 
 def run(env: Mapping[str, str], stream: TextIO) -> int:
@@ -84,12 +70,11 @@ def _launch(
     which is one of ``verdict_codes``: a refusal is ConfigError, anything else a crash."""
     done = subprocess.run(argv, capture_output=True, check=False, env=dict(env))
     print_untrusted(io, "verifier messages", done.stdout + done.stderr)
-    if done.returncode == EXIT_REFUSED:
+    if done.returncode == RunExit.REFUSED:  # compare's refusal is the same code
         io.set_output("status", "refused")
         raise ConfigError(f"{what} refused its inputs", hint=hint)
-    if done.returncode not in verdict_codes:
-        io.set_output("status", "crashed")
-        raise SandboxBlocked(
+    if done.returncode not in verdict_codes:  # ``entry`` sets the status output: crashed
+        raise Crashed(
             f"{what} exited {done.returncode} without a verdict",
             hint="see the verifier messages above",
         )
@@ -101,7 +86,7 @@ def _read(path: Path, model: type[Written]) -> Written:
     try:
         return model.model_validate_json(path.read_bytes())
     except (OSError, ValidationError) as exc:
-        raise SandboxBlocked(f"the verifier wrote no valid {path.name}: {exc}") from exc
+        raise Crashed(f"the verifier wrote no valid {path.name}: {exc}") from exc
 
 
 def _run_once(
@@ -114,13 +99,11 @@ def _run_once(
         env,
         "verify-pr run",
         "see the verifier messages above",
-        VERIFIER_EXIT_VERDICTS,
+        run_verdicts(),
     )
     verdict = _read(out / VERDICT_FILE, VerdictFile)
-    if verdict.verdict is not VERIFIER_EXIT_VERDICTS[code]:
-        raise SandboxBlocked(
-            f"verify-pr run exited {code} but wrote verdict {verdict.verdict.value}"
-        )
+    if verdict.verdict is not run_verdicts()[code]:
+        raise Crashed(f"verify-pr run exited {code} but wrote verdict {verdict.verdict.value}")
     output = out / OUTPUT_FILE
     if output.is_file():
         print_untrusted(io, "the check's output", output.read_bytes())
@@ -131,7 +114,7 @@ def _run_once(
     io.set_output("fail-to-pass", "[]")
     io.set_output("out-dir", str(out))
     print(f"verify-pr: verdict {verdict.verdict.value}; files in {out}", file=stream)
-    return EXIT_OK
+    return StepExit.OK
 
 
 def _run_compare(
@@ -151,13 +134,11 @@ def _run_compare(
         "verify-pr compare",
         "mode compare needs a pull_request event and a checkout holding both commits: "
         "actions/checkout with `fetch-depth: 0` (see docs/action.md)",
-        COMPARE_EXIT_VERDICTS,
+        compare_verdicts(),
     )
     result = _read(out / COMPARE_RESULT_FILE, CompareResult)
-    if result.verdict is not COMPARE_EXIT_VERDICTS[code]:
-        raise SandboxBlocked(
-            f"verify-pr compare exited {code} but wrote verdict {result.verdict.value}"
-        )
+    if result.verdict is not compare_verdicts()[code]:
+        raise Crashed(f"verify-pr compare exited {code} but wrote verdict {result.verdict.value}")
     for side in COMPARE_SIDES:
         output = out / side / OUTPUT_FILE
         if output.is_file() and not output.is_symlink():
@@ -171,4 +152,4 @@ def _run_compare(
     io.set_output("fail-to-pass", fail_to_pass_output(result))
     io.set_output("out-dir", str(upload))
     print(f"verify-pr: compare verdict {result.verdict.value}; files in {upload}", file=stream)
-    return EXIT_OK
+    return StepExit.OK

@@ -18,8 +18,9 @@ why. Only when the check itself cannot be posted does the step fail, with one ``
 Re-runs of this job update the same check run (matched by name and ``external_id`` = run id
 and attempt).
 
-Exit codes: 0 the check run was posted (whatever its conclusion), 2 settings or event unusable,
-5 the API failed so no check could be posted, 6 an internal error stopped the posting.
+Exit codes (``exit_codes.PublishExit``): 0 the check run was posted (whatever its conclusion),
+2 settings or event refused, 5 crashed (a bug stopped the posting), 6 the API failed so no check
+could be posted.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import sys
 from collections.abc import Mapping
 
 from verify_pr.errors import GitHubApiError, VerifyPrError
+from verify_pr.exit_codes import PublishExit
 from verify_pr.github.actions_io import escape_data
 from verify_pr.github.settings import Settings
 from verify_pr.models.compare import COMPARE_ARTIFACT_FILES, COMPARE_REQUIRED_FILES
@@ -45,21 +47,12 @@ __all__ = [
     "ARTIFACT_FILES",
     "COMPARE_ARTIFACT_FILES",
     "COMPARE_REQUIRED_FILES",
-    "EXIT_API",
-    "EXIT_CONFIG",
-    "EXIT_INTERNAL",
-    "EXIT_POSTED",
     "Trust",
     "conclude",
     "conclude_compare",
     "main",
     "publish",
 ]
-
-EXIT_POSTED = 0
-EXIT_CONFIG = 2
-EXIT_API = 5
-EXIT_INTERNAL = 6
 
 
 def _internal(exc: BaseException) -> str:
@@ -138,15 +131,15 @@ def main(env: Mapping[str, str] | None = None) -> int:
             conclusion = publish(settings, client)
     except GitHubApiError as exc:
         _error(f"no check run could be posted: {exc.diagnostics()}")
-        return EXIT_API
+        return PublishExit.NOT_POSTED
     except VerifyPrError as exc:
         _error(exc.diagnostics())
-        return EXIT_CONFIG
+        return PublishExit.REFUSED
     except Exception as exc:  # one clear line, never a traceback
         _error(f"no check run could be posted: {_internal(exc)}")
-        return EXIT_INTERNAL
+        return PublishExit.CRASHED
     print(f"verify-pr: check run posted, conclusion {conclusion.value}", flush=True)
-    return EXIT_POSTED
+    return PublishExit.POSTED
 
 
 if __name__ == "__main__":

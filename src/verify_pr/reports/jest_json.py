@@ -106,12 +106,17 @@ def parse_jest_json(
     *,
     dialect: JsonDialect = JsonDialect.JEST,
     tree_root: str = DEFAULT_TREE_ROOT,
+    max_testcases: int = MAX_TESTCASES,
 ) -> TestReport:
     """Parse a jest or vitest JSON report (bytes, or a file streamed in chunks); ReportError
-    on anything we cannot vouch for."""
+    on anything we cannot vouch for. ``max_testcases`` lowers the cap on test results (tests
+    drive its edge with a small one); it can never raise it above the report model's."""
+    if not 0 < max_testcases <= MAX_TESTCASES:
+        raise ValueError(f"max_testcases must be 1..{MAX_TESTCASES}, not {max_testcases}")
     what = f"{dialect} JSON report"
     with open_report(data, what) as (stream, size):
-        walk = _Walk(JsonStream(stream, what, max(MIN_VALUE_CHARS, size)), what, tree_root)
+        json = JsonStream(stream, what, max(MIN_VALUE_CHARS, size))
+        walk = _Walk(json, what, tree_root, max_testcases)
         report = walk.document()
     if dialect is JsonDialect.JEST and (
         report.numRuntimeErrorTestSuites is None or report.wasInterrupted is None
@@ -130,10 +135,11 @@ class _Walk:
     """The report read key by key: suites and their results one at a time, so memory holds
     one suite's results, never the document."""
 
-    def __init__(self, json: JsonStream, what: str, tree_root: str) -> None:
+    def __init__(self, json: JsonStream, what: str, tree_root: str, max_testcases: int) -> None:
         self.json = json
         self.what = what
         self.tree_root = tree_root
+        self.max_testcases = max_testcases
         self.cases: list[TestCase] = []
         self.flags: list[RedFlag] = []
         self.assertions = 0
@@ -178,8 +184,8 @@ class _Walk:
         at = f"testResults.{self.suites - 1}.assertionResults"
         for index, _ in enumerate(self.json.array_items()):
             self.assertions += 1
-            if self.assertions > MAX_TESTCASES:
-                raise ReportError(f"{self.what}: more than {MAX_TESTCASES} test results")
+            if self.assertions > self.max_testcases:
+                raise ReportError(f"{self.what}: more than {self.max_testcases} test results")
             yield _validated(_Assertion, self.json.value(), self.what, f"{at}.{index}")
 
 

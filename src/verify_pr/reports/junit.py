@@ -92,11 +92,15 @@ def parse_junit(
     *,
     dialect: JunitDialect = JunitDialect.GENERIC,
     tree_root: str = DEFAULT_TREE_ROOT,
+    max_testcases: int = MAX_TESTCASES,
 ) -> TestReport:
     """Parse one JUnit XML report (bytes, or a file streamed in chunks); ReportError on
-    anything we cannot vouch for."""
+    anything we cannot vouch for. ``max_testcases`` lowers the cap (tests drive its edge with
+    a small one); it can never raise it above the report model's."""
+    if not 0 < max_testcases <= MAX_TESTCASES:
+        raise ValueError(f"max_testcases must be 1..{MAX_TESTCASES}, not {max_testcases}")
     with open_report(data, "JUnit report") as (stream, size):
-        reader = _Reader(dialect, tree_root, size)
+        reader = _Reader(dialect, tree_root, size, max_testcases)
         for event, el in _events(stream):
             if event == "start":
                 reader.start(el)
@@ -130,6 +134,7 @@ class _Reader:
     dialect: JunitDialect
     tree_root: str
     size: int
+    max_testcases: int
     root_name: str | None = None
     open: list[Element] = field(default_factory=list)
     cases: list[TestCase] = field(default_factory=list)
@@ -176,8 +181,8 @@ class _Reader:
             self._place_testcase()
             self.testcases += 1
             self.case_elements = 0
-            if self.testcases > MAX_TESTCASES:
-                raise ReportError(f"JUnit report: more than {MAX_TESTCASES} testcases")
+            if self.testcases > self.max_testcases:
+                raise ReportError(f"JUnit report: more than {self.max_testcases} testcases")
         if el.tag in ROOTS:
             _check_suite_counts(el)
             if _has_counts(el.attrib):

@@ -17,6 +17,8 @@ from typing import Any
 
 from verify_pr.contract import WORK_DIR, RunnerName
 from verify_pr.runners import _files
+from verify_pr.runners.pytest_ini import addopts_words, ini_sources
+from verify_pr.runners.vitest_configs import VITE_CONFIGS, VITEST_CONFIGS
 
 PYTEST, JEST, VITEST, BUN = (
     RunnerName.PYTEST,
@@ -121,10 +123,8 @@ def _concerns(finding: Finding, runner: str) -> bool:
 
 
 def _pytest(tree: Path, files: list[str]) -> list[Finding]:
-    from verify_pr.runners.pytest import _addopts_words, _ini_sources
-
     found: list[Finding] = []
-    for source, options in _ini_sources(tree):
+    for source, options in ini_sources(tree):
         path = source.split(" ", 1)[0]
         for key in ("python_files", "python_classes", "python_functions"):
             if key in options:
@@ -133,7 +133,7 @@ def _pytest(tree: Path, files: list[str]) -> list[Finding]:
         if "pythonpath" in options:
             why = "sets pythonpath: tree directories go first on sys.path and can shadow modules"
             found.append(Finding(path, why, (PYTEST,), source))
-        words = _addopts_words(options)
+        words = addopts_words(options)
         for plugin in _plugins(words):
             why = f"addopts loads plugin {plugin[:80]!r}, which can change results"
             found.append(Finding(path, why, (PYTEST,), source))
@@ -374,8 +374,6 @@ def _node_modules(tree: Path, dirs: list[str], runner: str | None) -> list[Findi
 
 
 def _vitest_configs() -> tuple[str, ...]:
-    from verify_pr.runners.vitest import VITE_CONFIGS, VITEST_CONFIGS
-
     return VITEST_CONFIGS + VITE_CONFIGS
 
 

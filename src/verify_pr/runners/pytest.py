@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +14,8 @@ from verify_pr.reports.junit import EXPECTED_FAILURE_PROPERTY, JunitDialect, par
 from verify_pr.runners import _files, config_code, python_tree
 from verify_pr.runners._scripts import runners_in_test_script
 from verify_pr.runners.base import Detection, Evidence, validate_report_path
+from verify_pr.runners.pytest_ini import addopts_words, ini_sources
 
-# Files pytest reads its ini options from, with the table/section that holds them.
-_INI_FILES = (("pytest.ini", "pytest"), ("tox.ini", "pytest"), ("setup.cfg", "tool:pytest"))
-_TOML_FILES = (("pytest.toml", ("pytest",)), (".pytest.toml", ("pytest",)))
-_PYPROJECT_TABLES = (("tool", "pytest", "ini_options"), ("tool", "pytest"))
 # The interpreter never lets the tree stand in for the runner or its modules by name:
 # -P keeps the working directory off sys.path (pytest puts the rootdir there itself, by its
 # import mode, once it is running); -s ignores the user site-packages, which HOME=/work would
@@ -67,7 +63,7 @@ class PytestRunner:
         script = runners_in_test_script(_files.package_json(tree)).get(self.name)
         if script is not None:
             return Detection(self.name, Evidence.SCRIPT, f"package.json scripts.{script}")
-        for source, _options in _ini_sources(tree):
+        for source, _options in ini_sources(tree):
             return Detection(self.name, Evidence.CONFIG, source)
         if _files.entry(tree, "conftest.py") is _files.Entry.FILE:
             return Detection(self.name, Evidence.CONFIG, "conftest.py")
@@ -107,7 +103,7 @@ class PytestRunner:
 
     def tamper_signals(self, tree: Path) -> list[str]:
         signals: list[str] = []
-        for source, options in _ini_sources(tree):
+        for source, options in ini_sources(tree):
             signals.extend(f"{source}: {s}" for s in _option_signals(options))
         for name in (
             "pytest.ini",
@@ -131,50 +127,9 @@ class PytestRunner:
         return signals
 
 
-def _ini_sources(tree: Path) -> list[tuple[str, dict[str, Any]]]:
-    """Every pytest config present, as (where, options). pytest itself uses the first one
-    found; listing all keeps a shadowed-but-tampered file visible."""
-    found: list[tuple[str, dict[str, Any]]] = []
-    for name, path in _TOML_FILES:
-        if _files.entry(tree, name) is _files.Entry.FILE:
-            found.append((name, _files.table(_files.read_toml(tree, name), *path) or {}))
-    if _files.entry(tree, "pytest.ini") is _files.Entry.FILE:
-        found.append(("pytest.ini", _ini_section(tree, "pytest.ini", "pytest") or {}))
-    pyproject = _files.read_toml(tree, "pyproject.toml")
-    for keys in _PYPROJECT_TABLES:
-        options = _files.table(pyproject, *keys)
-        if options is not None:
-            found.append((f"pyproject.toml [{'.'.join(keys)}]", options))
-            break
-    for name, section in _INI_FILES[1:]:
-        options = _ini_section(tree, name, section)
-        if options is not None:
-            found.append((f"{name} [{section}]", options))
-    return found
-
-
-def _ini_section(tree: Path, name: str, section: str) -> dict[str, Any] | None:
-    parser = _files.read_ini(tree, name)
-    if parser is None or not parser.has_section(section):
-        return None
-    return dict(parser.items(section))
-
-
-def _addopts_words(options: dict[str, Any]) -> list[str]:
-    raw = options.get("addopts")
-    if isinstance(raw, list):
-        return [w for w in raw if isinstance(w, str)]
-    if not isinstance(raw, str):
-        return []
-    try:
-        return shlex.split(raw)
-    except ValueError:
-        return raw.split()
-
-
 def _option_signals(options: dict[str, Any]) -> list[str]:
     signals: list[str] = []
-    words = _addopts_words(options)
+    words = addopts_words(options)
     for index, word in enumerate(words):
         plugin = word[2:] if word.startswith("-p") and len(word) > 2 else None
         if word == "-p" and index + 1 < len(words):

@@ -20,12 +20,8 @@ from verify_pr.reports.jest_json import JsonDialect, parse_jest_json
 from verify_pr.runners import _files, config_code
 from verify_pr.runners._scripts import runners_in_test_script
 from verify_pr.runners.base import Detection, Evidence, validate_report_path
+from verify_pr.runners.vitest_configs import VITE_CONFIGS, VITEST_CONFIGS
 
-_EXTS = ("ts", "mts", "cts", "js", "mjs", "cjs")
-VITEST_CONFIGS = tuple(f"vitest.config.{e}" for e in _EXTS) + tuple(
-    f"vitest.workspace.{e}" for e in (*_EXTS, "json")
-)
-VITE_CONFIGS = tuple(f"vite.config.{e}" for e in _EXTS)
 _TAMPER_KEYS = {
     "outputFile": "sets the report path (vitest >= 4.0.3 keeps it over the CLI flag)",
     "reporters": "adds reporters, which run code and can write files",

@@ -12,7 +12,7 @@ import struct
 from dataclasses import dataclass, field
 
 from verify_pr.contract import MAX_REPORT_BYTES
-from verify_pr.sandbox.trailer import TrailerScanner
+from verify_pr.sandbox.trailer import Trailer, TrailerError, TrailerScanner
 
 STDERR_KEEP = 64 * 1024
 _HEADER = struct.Struct(">BxxxL")
@@ -76,3 +76,10 @@ class FrameDemuxer:
             pos += take
             self._want -= take
         del buf[:pos]
+
+
+def parse_trailer(capture: StreamCapture, nonce: str) -> Trailer:
+    """The trailer the capture's scanner found, for the run whose nonce this is."""
+    if capture.nonce != nonce:
+        raise TrailerError("the capture was made for another run's nonce")
+    return capture.scanner.result()

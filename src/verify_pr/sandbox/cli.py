@@ -1,4 +1,4 @@
-"""verify-pr-sandbox: the contract's command line. Exit 0 ran, 2 refused, 3 BLOCKED.
+"""verify-pr-sandbox: the contract's command line. Exit 0 ran, 2 refused, 3 BLOCKED, 5 crashed.
 
 Imports stay light until a run needs the engine, so ``--help`` and refusals are quick.
 """
@@ -23,13 +23,12 @@ from verify_pr.contract import (
     WORK_DIR,
     check_report_path,
 )
-from verify_pr.errors import InputRefused, SandboxBlocked, VerifyPrError
-from verify_pr.exit_codes import BLOCKED, CRASHED, REFUSED, SANDBOX_RAN, report_crash
+from verify_pr.errors import Crashed, InputRefused, SandboxBlocked, VerifyPrError
+from verify_pr.exit_codes import SandboxExit, report_crash
 
 if TYPE_CHECKING:
     from verify_pr.sandbox.run import SandboxRequest
 
-EXIT_RAN, EXIT_REFUSED, EXIT_BLOCKED, EXIT_CRASHED = SANDBOX_RAN, REFUSED, BLOCKED, CRASHED
 MAX_OUTPUT_RANGE = (1, 1024 * 1024)
 DEFAULT_MAX_OUTPUT = 1024 * 1024
 MAX_VALUE_CHARS = 4096
@@ -154,10 +153,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _main(list(sys.argv[1:] if argv is None else argv))
     except InputRefused as exc:
         print(f"verify-pr-sandbox: refused: {exc.diagnostics()}", file=sys.stderr)
-        return EXIT_REFUSED
+        return SandboxExit.REFUSED
+    except Crashed as exc:
+        return report_crash("verify-pr-sandbox", exc)
     except VerifyPrError as exc:
         print(f"verify-pr-sandbox: blocked: {exc.diagnostics()}", file=sys.stderr)
-        return EXIT_BLOCKED
+        return SandboxExit.BLOCKED
     except Exception as exc:  # a bug: its own code, never "ran"
         return report_crash("verify-pr-sandbox", exc)
 
@@ -195,7 +196,7 @@ def _main(argv: list[str]) -> int:
         from verify_pr.sandbox.run import make_policy, new_run_id
 
         print(make_policy(request, DEFAULT_PATH, new_run_id()).docker_command_line())
-        return EXIT_RAN
+        return SandboxExit.RAN
     check_tree(repo)
     return _run(request, out)
 
@@ -216,7 +217,7 @@ def _run(request: SandboxRequest, out: Path) -> int:
             signal.signal(sig, handler)
     write_out(out, run.result, run.output, run.report)
     print(f"verify-pr-sandbox: {run.result.status}: {run.result.detail}", file=sys.stderr)
-    return EXIT_BLOCKED if run.result.status is RunStatus.BLOCKED else EXIT_RAN
+    return SandboxExit.BLOCKED if run.result.status is RunStatus.BLOCKED else SandboxExit.RAN
 
 
 if __name__ == "__main__":

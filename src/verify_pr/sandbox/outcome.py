@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from verify_pr.models.sandbox import ReportStatus, RunStatus
+from verify_pr.sandbox.capture import parse_trailer
 from verify_pr.sandbox.engine import EngineRun
 from verify_pr.sandbox.spool import ReportSpool
-from verify_pr.sandbox.trailer import TrailerError, TrailerKind, parse_trailer
+from verify_pr.sandbox.trailer import TrailerError, TrailerKind
 
 _KILLED_BY_TIMEOUT = (124, 137)
 

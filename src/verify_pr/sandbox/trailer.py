@@ -11,12 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING
 
 from verify_pr.sandbox.spool import ReportSpool
-
-if TYPE_CHECKING:
-    from verify_pr.sandbox.capture import StreamCapture
 
 
 class TrailerKind(StrEnum):
@@ -153,9 +149,3 @@ class TrailerScanner:
         if self._spool is not None:
             self._spool.close()
             self._spool = None
-
-
-def parse_trailer(capture: StreamCapture, nonce: str) -> Trailer:
-    if capture.nonce != nonce:
-        raise TrailerError("the capture was made for another run's nonce")
-    return capture.scanner.result()

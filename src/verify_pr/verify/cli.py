@@ -30,9 +30,8 @@ from verify_pr.contract import (
     TIMEOUT_RANGE,
     VERDICT_FILE,
 )
-from verify_pr.errors import InputRefused, SandboxBlocked, VerifyPrError
-from verify_pr.exit_codes import CRASHED, report_crash
-from verify_pr.models.compare import CompareVerdict
+from verify_pr.errors import Crashed, InputRefused, SandboxBlocked, VerifyPrError
+from verify_pr.exit_codes import RunExit, compare_exit_codes, report_crash, run_exit_codes
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.render.terminal import compare_text, run_summary, shown, uncommitted_warning
 
@@ -40,14 +39,10 @@ if TYPE_CHECKING:
     from verify_pr.sandbox.resources import Resources
     from verify_pr.sandbox.spool import ReportSpool
 
-EXIT_CODES = {Verdict.PASS: 0, Verdict.FAIL: 1, Verdict.BLOCKED: 3, Verdict.NOT_PROVEN: 4}
-COMPARE_EXIT_CODES = {
-    CompareVerdict.VERIFIED: 0,
-    CompareVerdict.BLOCKED: 3,
-    CompareVerdict.NOT_PROVEN: 4,
-}
-EXIT_USAGE = 2
-EXIT_CRASHED = CRASHED
+EXIT_CODES = run_exit_codes()
+COMPARE_EXIT_CODES = compare_exit_codes()
+EXIT_USAGE = RunExit.REFUSED  # compare's too: one number means one thing everywhere
+EXIT_CRASHED = RunExit.CRASHED
 COMPARE_OUT = frozenset({COMPARE_RESULT_FILE, COMPARE_SUMMARY_FILE, "base", "head", "base-own"})
 COMPARE_SIDE_DIRS = ("base", "head", "base-own")
 FLAKE_RUNS_RANGE = (0, MAX_FLAKE_RUNS)
@@ -153,6 +148,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SandboxBlocked as exc:
         print(f"verify-pr: blocked: {exc.diagnostics()}", file=sys.stderr)
         return EXIT_CODES[Verdict.BLOCKED]
+    except Crashed as exc:
+        return report_crash("verify-pr", exc)
     except VerifyPrError as exc:  # refused input, unusable config: nothing ran
         print(f"verify-pr: refused: {exc.diagnostics()}", file=sys.stderr)
         return EXIT_USAGE

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import inspect
 import json
 import random
 from pathlib import Path
@@ -84,13 +85,25 @@ def test_size_cap_edge() -> None:
         parse_jest_json(padded + b" ")
 
 
+def _parse_capped(obj: Any, cap: int) -> TestReport:
+    return parse_jest_json(json.dumps(obj).encode(), tree_root="/work", max_testcases=cap)
+
+
 def test_assertion_cap_edge() -> None:
-    half = MAX_TESTCASES // 2
-    ok = report([suite([assertion()] * half), suite([assertion()] * half)])
-    assert parse(ok).totals.total == MAX_TESTCASES
-    over = report([suite([assertion()] * half), suite([assertion()] * (half + 1))])
-    with pytest.raises(ReportError, match="more than"):
-        parse(over)
+    """The edge, driven with a small injected cap: the results of all suites count together."""
+    cap = 10
+    ok = report([suite([assertion()] * 5), suite([assertion()] * 5)])
+    assert _parse_capped(ok, cap).totals.total == cap
+    over = report([suite([assertion()] * 5), suite([assertion()] * 6)])
+    with pytest.raises(ReportError, match=f"more than {cap} test results"):
+        _parse_capped(over, cap)
+
+
+def test_the_default_assertion_cap_is_the_report_models() -> None:
+    default = inspect.signature(parse_jest_json).parameters["max_testcases"].default
+    assert default == MAX_TESTCASES == TestReport.model_fields["testcases"].metadata[0].max_length
+    with pytest.raises(ValueError, match="max_testcases"):
+        _parse_capped(report(), MAX_TESTCASES + 1)
 
 
 def test_suite_cap_edge() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import inspect
 import random
 from pathlib import Path
 
@@ -87,9 +88,19 @@ def test_attribute_count_cap_edge() -> None:
 
 
 def test_testcase_cap_edge() -> None:
-    parse_junit(doc('<testcase name="t"/>' * MAX_TESTCASES))
-    with pytest.raises(ReportError, match="testcases"):
-        parse_junit(doc('<testcase name="t"/>' * (MAX_TESTCASES + 1)))
+    """The edge, driven with a small injected cap, across two suites."""
+    cap = 10
+    two = '<testcase name="t"/>' * 5 + "</testsuite><testsuite>" + '<testcase name="u"/>' * 5
+    assert parse_junit(doc(two), max_testcases=cap).totals.total == cap
+    with pytest.raises(ReportError, match=f"more than {cap} testcases"):
+        parse_junit(doc(two + '<testcase name="v"/>'), max_testcases=cap)
+
+
+def test_the_default_testcase_cap_is_the_report_models() -> None:
+    default = inspect.signature(parse_junit).parameters["max_testcases"].default
+    assert default == MAX_TESTCASES == TestReport.model_fields["testcases"].metadata[0].max_length
+    with pytest.raises(ValueError, match="max_testcases"):
+        parse_junit(doc(OK), max_testcases=MAX_TESTCASES + 1)
 
 
 @pytest.mark.parametrize(

@@ -7,9 +7,9 @@ import struct
 import pytest
 
 from verify_pr.contract import MAX_REPORT_BYTES
-from verify_pr.sandbox.capture import FrameDemuxer, StreamCapture
+from verify_pr.sandbox.capture import FrameDemuxer, StreamCapture, parse_trailer
 from verify_pr.sandbox.spool import ReportSpool
-from verify_pr.sandbox.trailer import TrailerError, TrailerKind, parse_trailer
+from verify_pr.sandbox.trailer import TrailerError, TrailerKind
 
 NONCE = "0123456789abcdef0123456789abcdef"
 

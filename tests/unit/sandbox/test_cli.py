@@ -9,6 +9,7 @@ import pytest
 from tests.sandbox_helpers import make_repo
 from verify_pr.contract import TIMEOUT_RANGE
 from verify_pr.errors import InputRefused
+from verify_pr.exit_codes import SandboxExit
 from verify_pr.sandbox import cli
 
 
@@ -20,7 +21,7 @@ def repo(tmp_path: Path) -> Path:
 def refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     code = cli.main(argv)
     err = capsys.readouterr().err
-    assert code == cli.EXIT_REFUSED
+    assert code == SandboxExit.REFUSED
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
     assert lines[0].startswith("verify-pr-sandbox: refused: ")

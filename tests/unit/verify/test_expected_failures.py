@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tests.unit.verify.test_rules import box
+from tests.unit.verify.helpers import box
 from verify_pr.models.report import ReportFormat, TestCase, TestReport, TestStatus
 from verify_pr.models.verdict import Verdict
 from verify_pr.reports.junit import EXPECTED_FAILURE_PROPERTY, JunitDialect, parse_junit

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 import pytest
 
+from tests.unit.verify.helpers import SEEN_RUN_STATUS, box
 from verify_pr.models.report import RedFlag, ReportFormat, TestCase, TestReport, TestStatus
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict
@@ -14,25 +15,6 @@ from verify_pr.verify.rules import DEPENDENCIES_HINT, Judgement, judge
 
 TAMPER = ["conftest.py can rewrite results"]
 SEEN_VERDICTS: set[Verdict] = set()
-SEEN_RUN_STATUS: set[RunStatus] = set()
-
-
-def box(
-    status: RunStatus = RunStatus.COMPLETED,
-    exit_code: int | None = 0,
-    report: ReportStatus = ReportStatus.RETURNED,
-    detail: str = "",
-) -> SandboxResult:
-    SEEN_RUN_STATUS.add(status)
-    return SandboxResult(
-        status=status,
-        exit_code=exit_code,
-        output_truncated=False,
-        detail=detail,
-        image="img:1",
-        timeout_s=60,
-        report=report,
-    )
 
 
 def case(name: str, status: TestStatus = TestStatus.PASSED, file: str = "t.py") -> TestCase:

@@ -1,3 +1,7 @@
+"""The unit tier's environment: no host token or runner file leaks into a test."""
+
+from __future__ import annotations
+
 import os
 
 import pytest
