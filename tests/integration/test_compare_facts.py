@@ -16,7 +16,7 @@ import pytest
 
 from tests.conftest import require_docker
 from tests.git_helpers import checkout, commit, init_repo
-from tests.integration.test_compare_negatives import compare
+from tests.integration.helpers import compare
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

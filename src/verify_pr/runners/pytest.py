@@ -107,6 +107,7 @@ class PytestRunner:
             signals.extend(f"{source}: {s}" for s in _option_signals(options))
         for name in (
             "pytest.ini",
+            ".pytest.ini",
             "pytest.toml",
             ".pytest.toml",
             "pyproject.toml",

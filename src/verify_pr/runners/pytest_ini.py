@@ -1,7 +1,7 @@
 """Where pytest reads its ini options: the files, their tables, and ``addopts``.
 
-One module owns this, below both its readers: the runner (detection, tamper signals) and the
-scan for config that runs code (``config_code``).
+One module owns this, below its readers: the runner (detection, tamper signals), the scan for
+config that runs code (``config_code``) and compare's test rule (``verify.testpaths``).
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ def ini_sources(tree: Path) -> list[tuple[str, dict[str, Any]]]:
     for name, path in _TOML_FILES:
         if _files.entry(tree, name) is _files.Entry.FILE:
             found.append((name, _files.table(_files.read_toml(tree, name), *path) or {}))
-    if _files.entry(tree, "pytest.ini") is _files.Entry.FILE:
-        found.append(("pytest.ini", _ini_section(tree, "pytest.ini", "pytest") or {}))
+    for name in ("pytest.ini", ".pytest.ini"):  # used even without a [pytest] section
+        if _files.entry(tree, name) is _files.Entry.FILE:
+            found.append((name, _ini_section(tree, name, "pytest") or {}))
     pyproject = _files.read_toml(tree, "pyproject.toml")
     for keys in _PYPROJECT_TABLES:
         options = _files.table(pyproject, *keys)

@@ -29,7 +29,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from verify_pr.contract import RunnerName
-from verify_pr.runners import _files
+from verify_pr.runners.pytest_ini import ini_sources
 
 PYTEST_DEFAULT_FILES: tuple[str, ...] = ("test_*.py", "*_test.py")
 PYTHON_ALWAYS: tuple[str, ...] = ("conftest.py",)
@@ -58,15 +58,6 @@ JS_DIRS: tuple[str, ...] = (
     "fixtures",
     "test",
     "tests",
-)
-_PYTEST_CONFIGS = (
-    ("pytest.toml", ("pytest",)),
-    (".pytest.toml", ("pytest",)),
-)
-_PYTEST_INIS: tuple[tuple[str, str], ...] = (
-    ("pytest.ini", "pytest"),
-    ("tox.ini", "pytest"),
-    ("setup.cfg", "tool:pytest"),
 )
 _MAX_PATTERNS = 50
 
@@ -189,29 +180,8 @@ def _pytest_rule(tree: Path, packages: frozenset[str] = frozenset()) -> TestPath
 
 def _pytest_options(tree: Path) -> tuple[str, dict[str, Any]]:
     """The first pytest config pytest itself would use, as (where, options)."""
-    for name, keys in _PYTEST_CONFIGS:
-        if _files.entry(tree, name) is _files.Entry.FILE:
-            return name, _files.table(_files.read_toml(tree, name), *keys) or {}
-    for name in ("pytest.ini", ".pytest.ini"):
-        if _files.entry(tree, name) is _files.Entry.FILE:
-            return name, _ini(tree, name, "pytest") or {}
-    pyproject = _files.read_toml(tree, "pyproject.toml")
-    for table in (("tool", "pytest", "ini_options"), ("tool", "pytest")):
-        found = _files.table(pyproject, *table)
-        if found is not None:
-            return f"pyproject.toml [{'.'.join(table)}]", found
-    for name, section in _PYTEST_INIS[1:]:
-        options = _ini(tree, name, section)
-        if options is not None:
-            return f"{name} [{section}]", options
-    return "defaults", {}
-
-
-def _ini(tree: Path, name: str, section: str) -> dict[str, Any] | None:
-    parser = _files.read_ini(tree, name)
-    if parser is None or not parser.has_section(section):
-        return None
-    return dict(parser.items(section))
+    sources = ini_sources(tree)
+    return sources[0] if sources else ("defaults", {})
 
 
 def _words(value: object) -> list[str]:

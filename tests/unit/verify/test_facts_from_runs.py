@@ -253,3 +253,12 @@ def test_the_runner_s_startup_modules_come_from_the_run(tmp_path: Path) -> None:
     # a root layout has no src/ on the path at startup: nothing to check
     (tmp_path / "pyproject.toml").unlink()
     assert runtime_shadows(tmp_path, None) == []
+
+
+def test_the_test_rule_reads_the_config_pytest_reads_first(tmp_path: Path) -> None:
+    # one reader of pytest's config (runners/pytest_ini.py) serves the runner and the rule
+    (tmp_path / ".pytest.ini").write_text("[pytest]\npython_files = check_*.py\n")
+    (tmp_path / "tox.ini").write_text("[pytest]\npython_files = other_*.py\n")
+    rule = rule_for(tmp_path, "pytest")
+    assert rule.source == ".pytest.ini" and rule.is_test("check_x.py")
+    assert not rule.is_test("other_x.py")
