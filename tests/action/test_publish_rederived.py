@@ -32,6 +32,15 @@ Publish = Callable[..., dict[str, Any]]
 PASSED = case(TestStatus.PASSED)
 FAILED = case(TestStatus.FAILED)
 SKIPPED = case(TestStatus.SKIPPED, "test_other")
+# pytest's stand-in for a test file that could not load (a collection error: no classname)
+UNLOADED = TestCase.build(
+    name="test_dep",
+    classname=None,
+    file="test_dep.py",
+    line=None,
+    status=TestStatus.ERROR,
+    message="collection failure",
+)
 
 
 def forged(
@@ -101,6 +110,11 @@ RUN_FORGERIES = [
         id="not-proven-hiding-a-failure",
     ),
     pytest.param(
+        verdict_file(Verdict.NOT_PROVEN, (UNLOADED, FAILED)),
+        "claims NOT_PROVEN although its report shows failing tests",
+        id="not-proven-hiding-a-failure-behind-a-missing-module",
+    ),
+    pytest.param(
         forged(verdict_file(Verdict.BLOCKED), status=RunStatus.COMPLETED, exit_code=0),
         "claims BLOCKED but its sandbox status is COMPLETED",
         id="blocked-that-ran",
@@ -133,6 +147,10 @@ def test_a_run_that_contradicts_its_own_data_is_not_trusted(
             ),
             "neutral",
             id="timeout-with-failures",
+        ),
+        # a test file missing a dependency the image lacks: the verifier's NOT PROVEN
+        pytest.param(
+            verdict_file(Verdict.NOT_PROVEN, (UNLOADED, PASSED)), "neutral", id="missing-module"
         ),
         pytest.param(verdict_file(Verdict.BLOCKED), "action_required", id="blocked"),
     ],

@@ -31,10 +31,17 @@ class Expect:
     reason: str | None = None  # a substring one of the reasons must hold
 
 
+MISSING = "the image lacks the module(s) 'vpr_absent_dependency'"
+MISSING_JS = "the image lacks the module(s) 'vpr-absent-dependency'"
+
 EXPECTED: dict[str, Expect] = {
     "pytest/pass": Expect("PASS", (2, 2, 0, 0, 0)),
     "pytest/fail": Expect("FAIL", (3, 1, 2, 0, 0)),
-    "pytest/collection_error": Expect("FAIL", (1, 0, 0, 1, 0)),
+    # the tree's own import fails (a name it lacks): the PR's error
+    "pytest/collection_error": Expect("FAIL", (1, 0, 0, 1, 0), "cannot import name"),
+    # a module neither the tree nor the image holds: the image's gap, named (issue 23 item 3;
+    # the controls are in test_missing_module.py)
+    "pytest/missing_module": Expect("NOT_PROVEN", (1, 0, 0, 1, 0), MISSING),
     "pytest/crash": Expect("NOT_PROVEN", None, "no report"),
     "pytest/interrupted": Expect("NOT_PROVEN", (2, 2, 0, 0, 0), "testcase without a name"),
     "pytest/no_tests": Expect("NOT_PROVEN", (0, 0, 0, 0, 0), "no testcases"),
@@ -51,7 +58,8 @@ EXPECTED: dict[str, Expect] = {
     "jest/pass": Expect("PASS", (3, 3, 0, 0, 0)),
     "jest/expected_failure": Expect("PASS", (2, 1, 0, 0, 0)),  # test.failing
     "jest/fail": Expect("FAIL", (3, 1, 2, 0, 0)),
-    "jest/load_error": Expect("FAIL", (2, 1, 0, 1, 0)),
+    "jest/load_error": Expect("FAIL", (2, 1, 0, 1, 0)),  # a relative require: the tree's file
+    "jest/missing_module": Expect("NOT_PROVEN", (2, 1, 0, 1, 0), MISSING_JS),
     "jest/no_tests": Expect("NOT_PROVEN", None, "no report"),
     "jest/skipped_only": Expect("NOT_PROVEN", (3, 0, 0, 0, 3), "no test was executed"),
     "jest/unicode": Expect("FAIL", (9, 8, 1, 0, 0)),
@@ -64,6 +72,7 @@ EXPECTED: dict[str, Expect] = {
     "vitest/expected_failure": Expect("PASS", (2, 1, 0, 0, 0)),  # test.fails
     "vitest/fail": Expect("FAIL", (3, 1, 2, 0, 0)),
     "vitest/load_error": Expect("FAIL", (2, 1, 0, 1, 0)),
+    "vitest/missing_module": Expect("NOT_PROVEN", (2, 1, 0, 1, 0), MISSING_JS),
     "vitest/no_tests": Expect("NOT_PROVEN", (0, 0, 0, 0, 0), "no testcases"),
     "vitest/skipped_only": Expect("NOT_PROVEN", (3, 0, 0, 0, 3), "no test was executed"),
     "vitest/unhandled_error": Expect("NOT_PROVEN", (1, 1, 0, 0, 0), "disagree"),

@@ -192,6 +192,19 @@ class Totals(BoundaryModel):
         )
 
 
+LOAD_ERROR_NAMES = ("(test file failed to run)",)  # jest_json.LOAD_ERROR_NAME
+
+
+def is_load_failure(case: TestCase) -> bool:
+    """A runner's stand-in for a test file that could not load (pytest collection error,
+    jest/vitest suite failure): it stands for every test of that file."""
+    if case.status not in FAILING or case.file is None:
+        return False
+    if case.classname is None:  # pytest: an errored module; a JS top-level test only fails
+        return case.status is TestStatus.ERROR or case.name in LOAD_ERROR_NAMES
+    return case.name == case.classname  # vitest's stand-in for an unloadable file
+
+
 class TestReport(BoundaryModel):
     """One parsed report. Duplicate ids are kept (a pytest fail-then-teardown-error, a bun
     retry): every ``<testcase>`` is one result, and the worst one per id decides."""

@@ -35,6 +35,18 @@ class ReportStatus(StrEnum):
     UNKNOWN = "unknown"
 
 
+EnvName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")]
+
+
+class CheckEnvironment(BoundaryModel):
+    """What the check ran with (``sandbox.image_check``): the variables the wrapper's ``env -i``
+    passed, with their values, and the names of the image's ENV that were accepted but not
+    passed (values never shown: one may hold a secret, e.g. PIP_INDEX_URL with a token)."""
+
+    passed: Annotated[dict[EnvName, Annotated[str, Field(max_length=1024)]], Field(max_length=8)]
+    scrubbed: Annotated[tuple[EnvName, ...], Field(max_length=64)] = ()
+
+
 class SandboxResult(BoundaryModel):
     """The contract's result.json (schema: schema/result.schema.json)."""
 
@@ -50,3 +62,5 @@ class SandboxResult(BoundaryModel):
     # The run's CPU and memory limits (defaults: the spec's 1 CPU and 512 MiB).
     cpus: Annotated[float, Field(gt=0, le=64)] = 1.0
     memory_bytes: Annotated[int, Field(ge=512 * 1024 * 1024, le=64 * 1024**3)] = 512 * 1024 * 1024
+    # None when no container ran (BLOCKED) or for files written before the field existed.
+    environment: CheckEnvironment | None = None

@@ -12,7 +12,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from verify_pr.models.compare import CompareResult, CompareVerdict, Transition
-from verify_pr.models.report import EXECUTED, FAILING, STATUS_RANK, TestCase, TestStatus, Totals
+from verify_pr.models.report import (
+    EXECUTED,
+    FAILING,
+    STATUS_RANK,
+    TestCase,
+    TestStatus,
+    Totals,
+    is_load_failure,
+)
 from verify_pr.models.sandbox import ReportStatus, RunStatus
 from verify_pr.models.transitions import classify, count
 from verify_pr.models.verdict import Verdict, VerdictFile
@@ -61,9 +69,19 @@ def run_problems(verdict: VerdictFile, side: str = "the run") -> list[str]:
         and failing
         and result.status is RunStatus.COMPLETED
         and result.report is ReportStatus.RETURNED
+        and not _only_load_failures(verdict)
     ):
         problems.append(f"{side} claims NOT_PROVEN although its report shows failing tests")
     return problems
+
+
+def _only_load_failures(verdict: VerdictFile) -> bool:
+    """Every failing testcase is a test file that could not load: the verifier says NOT PROVEN
+    when each names a module the tree lacks (the image's gap, ``verify.missing_deps``). Which
+    module is not in verdict.json for pytest, so this side cannot re-check it; a forgery that
+    uses this can only turn such a FAIL neutral, as the PR's own code could in the sandbox."""
+    failing = [c for c in verdict.testcases if c.status in FAILING]
+    return bool(failing) and all(is_load_failure(c) for c in failing)
 
 
 def _side_distrust(verdict: VerdictFile, side: str) -> list[str]:

@@ -109,7 +109,7 @@ def run_sandbox(
     """
     from verify_pr.sandbox.docker_api import docker_api
     from verify_pr.sandbox.engine import run_container
-    from verify_pr.sandbox.image_check import image_path_env
+    from verify_pr.sandbox.image_check import check_image_env
     from verify_pr.sandbox.reaper import reap_orphans
 
     started = time.monotonic()
@@ -118,12 +118,13 @@ def run_sandbox(
         with docker_api() as api:
             reap_orphans(api)  # containers of runners that died (SIGKILL) before cleaning up
             image = api.inspect_image(request.image)
-            path_env = image_path_env(image.get("Config") or {})
-            policy = policy_for(request, path_env, run_id or new_run_id())
+            image_env = check_image_env(image.get("Config") or {})
+            policy = policy_for(request, image_env.path, run_id or new_run_id())
             engine_run = run_container(api, policy, settings)
     except SandboxBlocked as exc:
         return blocked_result(request, exc)
-    from verify_pr.models.sandbox import SandboxResult
+    from verify_pr.models.sandbox import CheckEnvironment, SandboxResult
+    from verify_pr.sandbox.image_check import CHECK_VARIABLES
     from verify_pr.sandbox.outcome import classify
 
     outcome = classify(
@@ -141,6 +142,11 @@ def run_sandbox(
         duration_s=round(time.monotonic() - started, 3),
         cpus=request.resources.cpus,
         memory_bytes=request.resources.memory_bytes,
+        # the container's environment holds what the wrapper passes on (wrapper.sh's env -i)
+        environment=CheckEnvironment(
+            passed={k: policy.environment[k] for k in CHECK_VARIABLES},
+            scrubbed=image_env.scrubbed,
+        ),
     )
     return SandboxRun(result, outcome.output, outcome.report)
 

@@ -12,6 +12,8 @@ from verify_pr.models.report import EXECUTED, FAILING, RedFlag, TestReport, clea
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict
 from verify_pr.runners.config_code import REPLACES_RUNNER
+from verify_pr.verify.missing_deps import MissingModule
+from verify_pr.verify.missing_deps import reasons as missing_reasons
 from verify_pr.verify.output_errors import first_error_line, missing_module
 
 _MISSING_TOOL = re.compile(
@@ -39,8 +41,12 @@ def judge(
     report: TestReport | None,
     report_error: str | None,
     tamper: list[str],
+    missing: list[MissingModule] | None = None,
 ) -> Judgement:
-    """Decide from the sandbox result and the parsed report (None when unusable)."""
+    """Decide from the sandbox result and the parsed report (None when unusable).
+
+    ``missing`` (from :func:`missing_deps.missing_modules`) is set when every failing test of
+    the report is a test file that could not import a module the tree does not hold."""
     match sandbox.status:
         case RunStatus.BLOCKED:
             return Judgement(Verdict.BLOCKED, [f"the sandbox was blocked: {sandbox.detail}"])
@@ -54,7 +60,7 @@ def judge(
             assert_never(unreachable)
     if report is None:
         return _no_report(sandbox, output, report_error, tamper)
-    return _from_report(sandbox, report, output, tamper)
+    return _from_report(sandbox, report, output, tamper, missing)
 
 
 def _not_proven(reason: str, tamper: list[str], *more: str) -> Judgement:
@@ -92,11 +98,22 @@ def _load_failure(output: bytes) -> list[str]:
 
 
 def _from_report(
-    sandbox: SandboxResult, report: TestReport, output: bytes, tamper: list[str]
+    sandbox: SandboxResult,
+    report: TestReport,
+    output: bytes,
+    tamper: list[str],
+    absent: list[MissingModule] | None,
 ) -> Judgement:
     worst = report.worst_by_id()
     failing = sorted(i for i, s in worst.items() if s in FAILING)
     executed = sum(1 for s in worst.values() if s in EXECUTED)
+    if failing and absent and sandbox.exit_code != 0:
+        # Only load failures, each of a module the tree does not hold: the image lacks a
+        # dependency, which says nothing about the PR (see missing_deps for why this cannot
+        # hide a test that ran and failed). A runner that exited 0 over them was tampered
+        # with: that stays FAIL below.
+        said, *more = missing_reasons(absent)
+        return _not_proven(said, tamper, *more)
     if failing:
         reasons = [f"{len(failing)} test(s) failed or errored, e.g. {failing[0][:200]}"]
         if sandbox.exit_code == 0:

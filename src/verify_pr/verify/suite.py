@@ -7,7 +7,7 @@ from pathlib import Path
 
 from verify_pr.contract import CustomFormat, RunnerName, new_report_path
 from verify_pr.errors import InputRefused, ReportError
-from verify_pr.models.report import TestCase, TestReport, TestStatus
+from verify_pr.models.report import FAILING, ReportFormat, TestCase, TestReport, TestStatus
 from verify_pr.models.verdict import (
     MAX_REASONS,
     REASON_MAX_CHARS,
@@ -19,6 +19,8 @@ from verify_pr.reports._common import ReportSource
 from verify_pr.sandbox.resources import DEFAULT_RESOURCES, Resources
 from verify_pr.sandbox.run import SandboxRequest, SandboxRun, run_sandbox
 from verify_pr.verify import expected_failures
+from verify_pr.verify.loaderrors import load_error_texts
+from verify_pr.verify.missing_deps import MissingModule, missing_modules
 from verify_pr.verify.rules import Judgement, judge
 
 REPORT_PLACEHOLDER = "{report}"
@@ -136,6 +138,18 @@ def _check_imports(judgement: Judgement, plan: SuitePlan, output: bytes) -> Judg
     return Judgement(Verdict.NOT_PROVEN, [*outside, *judgement.reasons])
 
 
+def _missing_modules(
+    tree: Path, plan: SuitePlan, run: SandboxRun, report: TestReport | None
+) -> list[MissingModule] | None:
+    """The dependencies the image lacks, when they are the run's only failures."""
+    if report is None or not any(c.status in FAILING for c in report.testcases):
+        return None
+    # pytest keeps a collection error's real text (the module's name) only in the report's
+    # element body: read it again for that.
+    texts = load_error_texts(run.report) if report.format is ReportFormat.JUNIT else {}
+    return missing_modules(report, tree, texts)
+
+
 def run_suite(
     tree: Path,
     plan: SuitePlan,
@@ -159,7 +173,8 @@ def run_suite(
         # pytest's report says it itself (the bootstrap's property); the others cannot
         report = expected_failures.mark(report, tree)
     tamper = tamper_signals(tree, plan, run.output)
-    judgement = judge(run.result, run.output, report, report_error, tamper)
+    missing = _missing_modules(tree, plan, run, report)
+    judgement = judge(run.result, run.output, report, report_error, tamper, missing)
     judgement = _check_imports(judgement, plan, run.output)
     reasons = tuple(r[:REASON_MAX_CHARS] for r in judgement.reasons[:MAX_REASONS])
     verdict = VerdictFile(

@@ -9,8 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from verify_pr.models.report import FAILING, STATUS_RANK, TestCase, TestReport, TestStatus, Totals
-from verify_pr.models.verdict import VerdictFile
+from verify_pr.models.report import (
+    STATUS_RANK,
+    TestCase,
+    TestReport,
+    TestStatus,
+    Totals,
+)
+from verify_pr.models.report import (
+    is_load_failure as is_load_failure,  # moved to models.report (publish reads it too)
+)
+from verify_pr.models.verdict import Verdict, VerdictFile
+from verify_pr.verify.missing_deps import DEPENDENCIES_PREFIX, NOT_PROVEN_PREFIX
 
 
 def worst(report: TestReport | None) -> dict[str, TestStatus]:
@@ -33,17 +43,21 @@ def statuses(verdict: VerdictFile | None) -> dict[str, TestStatus]:
     return {i: c.status for i, c in worst_cases(verdict).items()}
 
 
-LOAD_ERROR_NAMES = ("(test file failed to run)",)
-
-
-def is_load_failure(case: TestCase) -> bool:
-    """A runner's stand-in for a test file that could not load (pytest collection error,
-    jest/vitest suite failure): it stands for every test of that file."""
-    if case.status not in FAILING or case.file is None:
-        return False
-    if case.classname is None:  # pytest: an errored module; a JS top-level test only fails
-        return case.status is TestStatus.ERROR or case.name in LOAD_ERROR_NAMES
-    return case.name == case.classname  # vitest's stand-in for an unloadable file
+def _failed_on_base(before: VerdictFile) -> VerdictFile:
+    """A run calls a test file that cannot import a module its tree lacks NOT PROVEN (the
+    image's gap: ``missing_deps``). In the before run that tree is base's code with head's
+    tests, and the module is most often the PR's new one: a failure on base, as compare
+    expects (``Side.load_errors_expected``), so the embedded before run is FAIL."""
+    if before.verdict is not Verdict.NOT_PROVEN or not before.reasons:
+        return before
+    first, *rest = before.reasons
+    if not first.startswith(NOT_PROVEN_PREFIX):
+        return before
+    said = "the before run (base's code, head's tests) could not import " + first.removeprefix(
+        NOT_PROVEN_PREFIX
+    )
+    kept = [r for r in rest if not r.startswith(DEPENDENCIES_PREFIX)]
+    return before.model_copy(update={"verdict": Verdict.FAIL, "reasons": (said, *kept)})
 
 
 def expand_load_failures(
@@ -55,6 +69,7 @@ def expand_load_failures(
     The stand-in is dropped once its file's tests stand in for it; a file with no test on
     head keeps it. The result is what the comparison embeds as its before run.
     """
+    before = _failed_on_base(before)
     stand_ins = {c.file: c for c in before.testcases if is_load_failure(c)}
     if not stand_ins:
         return before
