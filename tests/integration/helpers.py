@@ -21,6 +21,15 @@ from verify_pr.verify import cli
 Counts = tuple[int, int, int, int, int] | None  # total, passed, failed, error, skipped
 
 
+PROJECTS = Path(__file__).resolve().parents[1] / "fixtures" / "projects"
+IMAGES = {
+    "pytest": "verify-pr-python:local",
+    "jest": "verify-pr-node:local",
+    "vitest": "verify-pr-node:local",
+    "bun": "verify-pr-bun:local",
+}
+
+
 @dataclass
 class Run:
     code: int

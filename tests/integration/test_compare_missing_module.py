@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import require_docker
 from tests.git_helpers import checkout, commit, init_repo
-from tests.integration.test_compare_negatives import compare
+from tests.integration.helpers import compare
 from verify_pr.models.verdict import Verdict
 from verify_pr.publish.consistency import compare_problems
 

@@ -16,7 +16,7 @@ import docker.errors
 import pytest
 
 from tests.conftest import require_docker
-from tests.integration.test_verify_runners import verify_pr
+from tests.integration.helpers import verify_pr
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"

@@ -17,7 +17,7 @@ import docker
 import pytest
 
 from tests.conftest import MINIMAL_IMAGE, require_docker
-from tests.integration.test_verify_runners import PROJECTS, verify_pr
+from tests.integration.helpers import PROJECTS, verify_pr
 from tests.sandbox_helpers import sandbox
 
 SECRET = "s3cr3t-" + "index-token"

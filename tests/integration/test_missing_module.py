@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import _docker_problem, require_docker
-from tests.integration.test_verify_runners import (
+from tests.integration.helpers import (
     IMAGES,
     PROJECTS,
     Counts,

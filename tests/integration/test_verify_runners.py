@@ -6,21 +6,13 @@ from __future__ import annotations
 import json
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
 from tests.conftest import _docker_problem, require_docker
-from tests.integration.helpers import Counts, Run, counts, verify_pr
+from tests.integration.helpers import IMAGES, PROJECTS, Counts, Run, counts, verify_pr
 from verify_pr.exit_codes import RunExit
 
-PROJECTS = Path(__file__).resolve().parents[1] / "fixtures" / "projects"
-IMAGES = {
-    "pytest": "verify-pr-python:local",
-    "jest": "verify-pr-node:local",
-    "vitest": "verify-pr-node:local",
-    "bun": "verify-pr-bun:local",
-}
 TIMEOUT_S = 8
 
 
