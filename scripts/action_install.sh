@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Install verify-pr from the action's own folder into a fresh, isolated venv.
 # Usage: action_install.sh ROOT VENV. The installer is uv, pinned and hash-checked in
-# requirements/bootstrap.txt: pip (run from the wheel the interpreter ships for ensurepip, so no
-# pip has to be installed first) fetches the one uv wheel whose sha256 is there. uv then installs
+# requirements/bootstrap.txt: the interpreter's pip fetches the one uv wheel whose sha256 is
+# there (nothing is installed for that: no ensurepip run, no pip in the venv). uv then installs
 # every dependency from requirements/action.txt, hash-checked, wheels only, and the package itself
 # without dependencies and without the index. Neither reads the runner's configuration: pip runs
 # --isolated, uv --no-config with every UV_* variable unset, so no pip.conf, uv.toml or pyproject
@@ -26,19 +26,26 @@ rm -rf "$venv"
 # No pip in the venv: uv installs into it from outside (--python), which saves ensurepip's run.
 "$python" -I -m venv --without-pip "$venv"
 bootstrap="$venv/verify-pr-bootstrap"
-# The pip wheel ensurepip would install: CPython keeps it in ensurepip/_bundled, Debian's
-# python3-venv in /usr/share/python-wheels. A wheel is runnable as `python pip.whl/pip`.
-pip_wheel=$("$python" -I -c '
-import glob, os, ensurepip
-here = os.path.join(os.path.dirname(ensurepip.__file__), "_bundled")
-found = sorted(glob.glob(os.path.join(here, "pip-*.whl")) or glob.glob("/usr/share/python-wheels/pip-*.whl"))
-print(found[-1] if found else "")
+# pip only fetches and hash-checks the uv wheel: the interpreter's own pip when it has one
+# (compiled, so quicker to start), else the pip wheel ensurepip would install, which runs as
+# `python pip.whl/pip` (CPython keeps it in ensurepip/_bundled, Debian's python3-venv in
+# /usr/share/python-wheels).
+pip_from=$("$python" -I -c '
+import glob, importlib.util, os, ensurepip
+if importlib.util.find_spec("pip") is not None:
+    print("-m")
+else:
+    here = os.path.join(os.path.dirname(ensurepip.__file__), "_bundled")
+    found = glob.glob(os.path.join(here, "pip-*.whl")) or glob.glob("/usr/share/python-wheels/pip-*.whl")
+    print(os.path.join(sorted(found)[-1], "pip") if found else "")
 ')
-if [ -z "$pip_wheel" ]; then
-  echo "::error title=verify-pr::$python has no pip wheel for ensurepip (install python3-venv)"
+if [ -z "$pip_from" ]; then
+  echo "::error title=verify-pr::$python has neither pip nor a pip wheel for ensurepip (install python3-venv)"
   exit 2
 fi
-"$python" -I "$pip_wheel/pip" download --isolated --disable-pip-version-check --no-input --quiet \
+pip=("$python" -I -m pip)
+[ "$pip_from" = -m ] || pip=("$python" -I "$pip_from")
+"${pip[@]}" download --isolated --disable-pip-version-check --no-input --quiet \
   --no-cache-dir --require-hashes --only-binary :all: --no-deps --dest "$bootstrap" \
   -r "$root/requirements/bootstrap.txt"
 # Only the binary is needed from the hash-checked wheel: no need to install the rest of it.
@@ -52,7 +59,10 @@ with zipfile.ZipFile(wheel) as whl:
             dst.write(chunk)
 os.chmod(sys.argv[2], 0o700)
 ' "$bootstrap" "$bootstrap/uv"
-uv=("$bootstrap/uv" pip install --no-config --no-cache --quiet --python "$venv/bin/python")
+# --system-certs: trust the platform's certificate store, as pip does (where a runner behind a
+# TLS proxy adds its CA), not uv's built-in roots.
+uv=("$bootstrap/uv" pip install --no-config --no-cache --system-certs --quiet)
+uv+=(--python "$venv/bin/python")
 "${uv[@]}" --require-hashes --only-binary :all: --no-deps --compile-bytecode \
   -r "$root/requirements/action.txt"
 "${uv[@]}" --no-deps --no-build-isolation --no-index --compile-bytecode "$root"
