@@ -15,39 +15,47 @@ set -euo pipefail
 root=$1
 venv=$2
 python=${VERIFY_PR_BOOTSTRAP_PYTHON:-python3}
-if ! "$python" -I -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+# One interpreter start checks the version and finds the pip that fetches uv: the interpreter's
+# own when it has one (compiled, so quicker to start), else the pip wheel ensurepip would
+# install, which runs as `python pip.whl/pip` (CPython keeps it in ensurepip/_bundled, Debian's
+# python3-venv in /usr/share/python-wheels). pip only fetches and hash-checks the uv wheel.
+if ! pip_from=$("$python" -I -c '
+import glob, importlib.util, os, sys
+if sys.version_info < (3, 11):
+    sys.exit(1)
+if importlib.util.find_spec("pip") is not None:
+    print("-m")
+elif importlib.util.find_spec("ensurepip") is not None:
+    import ensurepip
+    here = os.path.join(os.path.dirname(ensurepip.__file__), "_bundled")
+    found = glob.glob(os.path.join(here, "pip-*.whl")) or glob.glob("/usr/share/python-wheels/pip-*.whl")
+    print(os.path.join(sorted(found)[-1], "pip") if found else "")
+' 2>/dev/null); then
   echo "::error title=verify-pr::verify-pr needs Python 3.11 or newer as python3 (add actions/setup-python before it)"
+  exit 2
+fi
+if [ -z "$pip_from" ]; then
+  echo "::error title=verify-pr::$python has neither pip nor a pip wheel for ensurepip (install python3-venv)"
   exit 2
 fi
 for name in $(compgen -e); do
   case $name in UV_* | PIP_*) unset "$name" ;; esac
 done
 rm -rf "$venv"
-# No pip in the venv: uv installs into it from outside (--python), which saves ensurepip's run.
-"$python" -I -m venv --without-pip "$venv"
 bootstrap="$venv/verify-pr-bootstrap"
-# pip only fetches and hash-checks the uv wheel: the interpreter's own pip when it has one
-# (compiled, so quicker to start), else the pip wheel ensurepip would install, which runs as
-# `python pip.whl/pip` (CPython keeps it in ensurepip/_bundled, Debian's python3-venv in
-# /usr/share/python-wheels).
-pip_from=$("$python" -I -c '
-import glob, importlib.util, os, ensurepip
-if importlib.util.find_spec("pip") is not None:
-    print("-m")
-else:
-    here = os.path.join(os.path.dirname(ensurepip.__file__), "_bundled")
-    found = glob.glob(os.path.join(here, "pip-*.whl")) or glob.glob("/usr/share/python-wheels/pip-*.whl")
-    print(os.path.join(sorted(found)[-1], "pip") if found else "")
-')
-if [ -z "$pip_from" ]; then
-  echo "::error title=verify-pr::$python has neither pip nor a pip wheel for ensurepip (install python3-venv)"
-  exit 2
-fi
+mkdir -p "$bootstrap"
 pip=("$python" -I -m pip)
 [ "$pip_from" = -m ] || pip=("$python" -I "$pip_from")
+# The fetch (mostly waiting on the network) runs while the venv is made.
 "${pip[@]}" download --isolated --disable-pip-version-check --no-input --quiet \
   --no-cache-dir --require-hashes --only-binary :all: --no-deps --dest "$bootstrap" \
-  -r "$root/requirements/bootstrap.txt"
+  -r "$root/requirements/bootstrap.txt" &
+fetch=$!
+trap 'kill "$fetch" 2>/dev/null || true' EXIT
+# No pip in the venv: uv installs into it from outside (--python), which saves ensurepip's run.
+"$python" -I -m venv --without-pip "$venv"
+wait "$fetch"
+trap - EXIT
 # Only the binary is needed from the hash-checked wheel: no need to install the rest of it.
 "$python" -I -c '
 import glob, os, sys, zipfile
