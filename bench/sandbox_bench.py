@@ -216,7 +216,7 @@ def main() -> int:
                 f"{a:.3f} s",
                 f"{b:.3f} s",
                 f"{r:.2f}",
-                "<= 1.3 (stretch 1.15)",
+                "<= 1.6",
             )
         )
     if 2 in only:

@@ -117,9 +117,8 @@ def _run_created(
             watchdog.cancel()
     finally:
         stream.close()
-    exit_code = api.wait(container_id, settings.daemon_grace_s)
+    exit_code, state = _exited_state(api, container_id, settings.daemon_grace_s)
     elapsed = time.monotonic() - started
-    state = api.inspect(container_id).get("State") or {}
     return EngineRun(
         capture=capture,
         nonce=nonce,
@@ -129,6 +128,17 @@ def _run_created(
         elapsed_s=elapsed,
         watchdog_after_s=deadline,
     )
+
+
+def _exited_state(api: ContainerApi, container_id: str, grace_s: int) -> tuple[int, dict[str, Any]]:
+    """The exit code and the final state. The attach stream ends as the check exits: by then
+    the daemon has usually marked the container exited, and one inspect says both (the exit
+    code and OOMKilled are set with that state, together). Otherwise wait, then inspect."""
+    state = api.inspect(container_id).get("State") or {}
+    if state.get("Status") == "exited" and isinstance(state.get("ExitCode"), int):
+        return int(state["ExitCode"]), state
+    exit_code = api.wait(container_id, grace_s)
+    return exit_code, api.inspect(container_id).get("State") or {}
 
 
 def _fire(kill_client: Callable[[], KillApi], container_id: str, fired: threading.Event) -> None:

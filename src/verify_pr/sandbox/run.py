@@ -21,7 +21,9 @@ if TYPE_CHECKING:
     from verify_pr.sandbox.spool import ReportSpool
 
 # The result models need pydantic, whose import costs more than a short check runs: it is
-# imported on a thread while the container runs (the main thread then waits on sockets).
+# imported on a thread while the container is created and runs (the main thread then waits on
+# the daemon). Started only once the Docker SDK is imported: both imports are CPU work under one
+# GIL, so starting earlier only makes them take turns.
 _MODELS = "verify_pr.models.sandbox"
 
 
@@ -113,9 +115,9 @@ def run_sandbox(
     from verify_pr.sandbox.reaper import reap_orphans
 
     started = time.monotonic()
-    _prewarm_models()
     try:
         with docker_api() as api:
+            _prewarm_models()
             reap_orphans(api)  # containers of runners that died (SIGKILL) before cleaning up
             image = api.inspect_image(request.image)
             image_env = check_image_env(image.get("Config") or {})

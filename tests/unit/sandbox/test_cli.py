@@ -133,3 +133,27 @@ def test_help_explains_files_and_exit_codes(capsys: pytest.CaptureFixture[str]) 
     text = capsys.readouterr().out
     for word in ("result.json", "output.txt", "report.txt", "BLOCKED", "--max-output", "never"):
         assert word in text
+
+
+def test_the_command_flushes_what_it_printed_before_its_fast_exit(
+    repo: Path, tmp_path: Path
+) -> None:
+    # entry() ends with os._exit, which skips the interpreter's flush of a piped stdout: what
+    # --print-argv printed (buffered, a pipe is not a terminal) must still arrive, as must a
+    # refusal's line on stderr and its exit code.
+    import os
+    import subprocess
+    import sys
+
+    argv = [sys.executable, "-m", "verify_pr.sandbox.cli"]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # buffered, as in CI
+    shown = subprocess.run(
+        [*argv, *base(repo, tmp_path / "out"), "--print-argv"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert shown.returncode == cli.EXIT_RAN and shown.stdout.startswith("docker run "), shown
+    refused = subprocess.run([*argv, "--cmd", "true"], capture_output=True, text=True, env=env)
+    assert refused.returncode == cli.EXIT_REFUSED
+    assert refused.stderr.startswith("verify-pr-sandbox: refused: --repo is required"), refused

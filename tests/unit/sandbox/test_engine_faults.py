@@ -60,10 +60,19 @@ class FakeApi:
     ``hang`` is set: then only a kill ends it, as the daemon would."""
 
     def __init__(
-        self, warnings: list[str], info: dict[str, Any], stdout: bytes = b"", hang: bool = False
+        self,
+        warnings: list[str],
+        info: dict[str, Any],
+        stdout: bytes = b"",
+        hang: bool = False,
+        exited: dict[str, Any] | None = None,
     ) -> None:
         self.warnings = warnings
         self.info = {**info, "State": {"OOMKilled": False}}
+        # With ``exited``: the State inspect reports once the stream has ended (a daemon that
+        # marked the container exited by then); without it, a daemon that has not yet.
+        self.exited = exited
+        self.ended = False
         self.stdout = stdout
         self.hang = hang
         self.removed: list[str] = []
@@ -77,6 +86,8 @@ class FakeApi:
 
     def inspect(self, container_id: str) -> dict[str, Any]:
         self.calls.append("inspect")
+        if self.exited is not None and self.ended:
+            return {**self.info, "State": self.exited}
         return self.info
 
     def attach(self, container_id: str) -> AttachStream:
@@ -94,6 +105,7 @@ class FakeApi:
     def end(self) -> None:
         assert self.container_side is not None
         self.container_side.shutdown(socket.SHUT_WR)
+        self.ended = True
 
     def wait(self, container_id: str, timeout_s: int) -> int:
         self.calls.append(f"wait {timeout_s}")
@@ -187,8 +199,28 @@ def test_the_injected_nonce_is_the_first_thing_the_container_reads() -> None:
     assert seen.nonce == NONCE and seen.capture.nonce == NONCE
     assert bytes(seen.capture.head) == b"hello\n" and seen.docker_exit == 0
     assert not seen.watchdog_fired and seen.watchdog_after_s == POLICY.timeout_s + 15
-    # The daemon grace bounds the wait; the container is removed after its last inspect.
-    assert api.calls == ["create", "inspect", "attach", "start", "wait 7", "inspect", "remove"]
+    # The daemon had not marked it exited at EOF: the daemon grace bounds the wait; the
+    # container is removed after its last inspect.
+    assert api.calls == [
+        *("create", "inspect", "attach", "start"),
+        *("inspect", "wait 7", "inspect", "remove"),
+    ]
+
+
+def test_a_container_the_daemon_already_marked_exited_is_not_waited_for() -> None:
+    exited = {"Status": "exited", "ExitCode": 3, "OOMKilled": True}
+    api = FakeApi([], good_inspect(), stdout=b"hello\n", exited=exited)
+    seen = run(api, daemon_grace_s=7)
+    # the exit code and OOMKilled come from that one inspect
+    assert seen.docker_exit == 3 and seen.oom_killed
+    assert api.calls == ["create", "inspect", "attach", "start", "inspect", "remove"]
+
+
+def test_a_state_without_an_exit_code_is_waited_for() -> None:
+    # positive control of the test above: "exited" alone, with no exit code, is not trusted
+    api = FakeApi([], good_inspect(), stdout=b"hello\n", exited={"Status": "exited"})
+    seen = run(api, daemon_grace_s=7)
+    assert seen.docker_exit == 0 and "wait 7" in api.calls
 
 
 def test_watchdog_kills_with_the_injected_client_after_the_injected_grace() -> None:
