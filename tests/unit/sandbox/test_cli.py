@@ -153,7 +153,7 @@ def test_the_command_flushes_what_it_printed_before_its_fast_exit(
         text=True,
         env=env,
     )
-    assert shown.returncode == cli.EXIT_RAN and shown.stdout.startswith("docker run "), shown
+    assert shown.returncode == SandboxExit.RAN and shown.stdout.startswith("docker run "), shown
     refused = subprocess.run([*argv, "--cmd", "true"], capture_output=True, text=True, env=env)
-    assert refused.returncode == cli.EXIT_REFUSED
+    assert refused.returncode == SandboxExit.REFUSED
     assert refused.stderr.startswith("verify-pr-sandbox: refused: --repo is required"), refused
