@@ -114,7 +114,7 @@ def _run_created(
         try:
             _pump(sock, demux, started + deadline + settings.daemon_grace_s)
         finally:
-            watchdog.cancel()
+            _stop_watchdog(watchdog)
     finally:
         stream.close()
     exit_code = api.wait(container_id, settings.daemon_grace_s)
@@ -129,6 +129,14 @@ def _run_created(
         elapsed_s=elapsed,
         watchdog_after_s=deadline,
     )
+
+
+def _stop_watchdog(watchdog: threading.Timer) -> None:
+    """Cancel the timer and wait for it: if it already fired, its kill and the kill client's
+    close finish before the run returns, so no thread of this run outlives it. The wait is
+    bounded by the kill client's own API timeout (``docker_api.API_TIMEOUT_S``)."""
+    watchdog.cancel()
+    watchdog.join()
 
 
 def _fire(kill_client: Callable[[], KillApi], container_id: str, fired: threading.Event) -> None:

@@ -6,6 +6,7 @@ import contextlib
 import dataclasses
 import socket
 import struct
+import time
 from typing import Any
 
 import pytest
@@ -120,6 +121,9 @@ class FakeKiller:
         self.api.end()
 
     def close(self) -> None:
+        # A slow close widens the window in which a run that did not wait for its watchdog
+        # would return with the kill client still open (the race that once made this flaky).
+        time.sleep(0.2)
         self.closed = True
 
 
