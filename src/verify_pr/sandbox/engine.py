@@ -88,6 +88,8 @@ def _verify_controls(info: dict[str, Any], policy: SandboxPolicy) -> None:
         wrong.append("CapDrop")
     if not hc.get("Memory") or hc.get("Memory") != hc.get("MemorySwap"):
         wrong.append("Memory")
+    if hc.get("SecurityOpt") != policy.security_opt:  # no-new-privileges and our seccomp
+        wrong.append("SecurityOpt")
     if len(info.get("Mounts") or []) != 1:
         wrong.append("Mounts")
     if wrong:

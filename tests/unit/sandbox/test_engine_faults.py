@@ -37,6 +37,7 @@ def good_inspect() -> dict[str, Any]:
             "CapAdd": None,
             "Memory": 512 * 2**20,
             "MemorySwap": 512 * 2**20,
+            "SecurityOpt": POLICY.security_opt,
         },
         "Mounts": [{"Destination": "/repo"}],
     }
@@ -166,6 +167,8 @@ def test_create_warning_is_blocked_and_container_removed() -> None:
         ("Init", False),
         ("CapDrop", []),
         ("MemorySwap", -1),
+        ("SecurityOpt", ["no-new-privileges"]),  # an engine that dropped our seccomp profile
+        ("SecurityOpt", None),
     ],
 )
 def test_missing_control_on_the_created_container_is_blocked(key: str, value: object) -> None:
