@@ -86,7 +86,7 @@ def _verify_controls(info: dict[str, Any], policy: SandboxPolicy) -> None:
     wrong = [key for key, value in expected.items() if hc.get(key) != value]
     if hc.get("CapDrop") != ["ALL"] or hc.get("CapAdd"):
         wrong.append("CapDrop")
-    if not hc.get("Memory") or hc.get("Memory") != hc.get("MemorySwap"):
+    if hc.get("Memory") != policy.memory_bytes or hc.get("MemorySwap") != policy.memory_bytes:
         wrong.append("Memory")
     if hc.get("SecurityOpt") != policy.security_opt:  # no-new-privileges and our seccomp
         wrong.append("SecurityOpt")

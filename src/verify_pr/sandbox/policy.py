@@ -87,6 +87,12 @@ class SandboxPolicy:
         ]
 
     @property
+    def memory_bytes(self) -> int:
+        """The memory limit in bytes, as the daemon reports it (``512m``, ``2g``)."""
+        units = {"m": 1 << 20, "g": 1 << 30}
+        return int(self.memory[:-1]) * units[self.memory[-1]]
+
+    @property
     def security_opt(self) -> list[str]:
         """As the daemon stores them: what the engine checks on the created container."""
         return ["no-new-privileges", f"seccomp={self.seccomp_profile}"]

@@ -167,6 +167,7 @@ def test_create_warning_is_blocked_and_container_removed() -> None:
         ("Init", False),
         ("CapDrop", []),
         ("MemorySwap", -1),
+        ("Memory", 256 * 2**20),  # a limit, but not the one the policy asked for
         ("SecurityOpt", ["no-new-privileges"]),  # an engine that dropped our seccomp profile
         ("SecurityOpt", None),
     ],

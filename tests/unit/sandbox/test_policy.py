@@ -130,3 +130,8 @@ def test_the_shipped_profile_is_what_its_generator_writes() -> None:
     script = Path(__file__).resolve().parents[3] / "scripts" / "seccomp_profile.py"
     done = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout
+
+
+def test_memory_bytes_is_the_daemons_unit() -> None:
+    assert BASE.memory_bytes == 512 * 2**20
+    assert dataclasses.replace(BASE, memory="2g").memory_bytes == 2 * 2**30
