@@ -7,6 +7,7 @@ probe cannot pass.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import secrets
 import threading
@@ -21,8 +22,10 @@ import pytest
 from tests.integration.helpers import permissive
 from tests.sandbox_helpers import make_repo, sandbox
 from verify_pr.sandbox.engine import EngineSettings
-from verify_pr.sandbox.policy import LABEL_RUN
-from verify_pr.sandbox.run import SandboxRequest, SandboxRun, run_sandbox
+from verify_pr.sandbox.policy import LABEL_RUN, SandboxPolicy, seccomp_path
+from verify_pr.sandbox.run import SandboxRequest, SandboxRun, make_policy, run_sandbox
+
+SHIPPED_PROFILE = Path(seccomp_path()).read_text(encoding="utf-8")
 
 PROBE = r"""
 echo "uid=$(id -u) gid=$(id -g)"
@@ -118,7 +121,8 @@ def test_inspect_shows_every_control_and_no_nonce(
     assert hc["NetworkMode"] == "none"
     assert hc["ReadonlyRootfs"] is True
     assert hc["CapDrop"] == ["ALL"] and not hc["CapAdd"]
-    assert hc["SecurityOpt"] == ["no-new-privileges"]
+    # verify-pr's own seccomp profile, by its full text (the daemon keeps what it was sent).
+    assert hc["SecurityOpt"] == ["no-new-privileges", f"seccomp={SHIPPED_PROFILE}"]
     assert hc["PidsLimit"] == 256
     assert hc["Memory"] == hc["MemorySwap"] == 512 * 1024 * 1024
     assert hc["NanoCpus"] == 10**9
@@ -189,3 +193,27 @@ def test_images_that_weaken_controls_are_refused(
         assert not (tmp_path / "out" / "result.json").exists()
     finally:
         client.images.remove(tag, force=True)
+
+
+@pytest.mark.parametrize(
+    "profile",
+    [
+        "{not json",  # Engine 20.10 decodes it only at start, and refuses it there
+        '{"defaultAction": "SCMP_ACT_NOPE"}',  # decoded; runc refuses it when applying it
+    ],
+)
+def test_an_engine_that_refuses_the_profile_is_blocked(
+    minimal_image: str, tmp_path: Path, profile: str
+) -> None:
+    """The run is BLOCKED, never started without the profile. Control: the same request
+    with the shipped profile completes."""
+
+    def refused(request: SandboxRequest, path_env: str, run_id: str) -> SandboxPolicy:
+        return dataclasses.replace(make_policy(request, path_env, run_id), seccomp_profile=profile)
+
+    request = SandboxRequest(make_repo(tmp_path), "echo ran", minimal_image, 30, 100000)
+    got = run_sandbox(request, policy_for=refused)
+    assert got.result.status == "BLOCKED" and got.output == b""
+    assert "seccomp" in got.result.detail.lower(), got.result.detail
+    control = run_sandbox(request)
+    assert control.result.status == "COMPLETED" and b"ran" in control.output

@@ -86,8 +86,10 @@ def _verify_controls(info: dict[str, Any], policy: SandboxPolicy) -> None:
     wrong = [key for key, value in expected.items() if hc.get(key) != value]
     if hc.get("CapDrop") != ["ALL"] or hc.get("CapAdd"):
         wrong.append("CapDrop")
-    if not hc.get("Memory") or hc.get("Memory") != hc.get("MemorySwap"):
+    if hc.get("Memory") != policy.memory_bytes or hc.get("MemorySwap") != policy.memory_bytes:
         wrong.append("Memory")
+    if hc.get("SecurityOpt") != policy.security_opt:  # no-new-privileges and our seccomp
+        wrong.append("SecurityOpt")
     if len(info.get("Mounts") or []) != 1:
         wrong.append("Mounts")
     if wrong:
@@ -114,7 +116,7 @@ def _run_created(
         try:
             _pump(sock, demux, started + deadline + settings.daemon_grace_s)
         finally:
-            watchdog.cancel()
+            _stop_watchdog(watchdog)
     finally:
         stream.close()
     exit_code, state = _exited_state(api, container_id, settings.daemon_grace_s)
@@ -139,6 +141,14 @@ def _exited_state(api: ContainerApi, container_id: str, grace_s: int) -> tuple[i
         return int(state["ExitCode"]), state
     exit_code = api.wait(container_id, grace_s)
     return exit_code, api.inspect(container_id).get("State") or {}
+
+
+def _stop_watchdog(watchdog: threading.Timer) -> None:
+    """Cancel the timer and wait for it: if it already fired, its kill and the kill client's
+    close finish before the run returns, so no thread of this run outlives it. The wait is
+    bounded by the kill client's own API timeout (``docker_api.API_TIMEOUT_S``)."""
+    watchdog.cancel()
+    watchdog.join()
 
 
 def _fire(kill_client: Callable[[], KillApi], container_id: str, fired: threading.Event) -> None:

@@ -28,8 +28,19 @@ TMPFS: dict[str, str] = {
 }
 
 
+# verify-pr's own seccomp profile (written by scripts/seccomp_profile.py, which says why each
+# call is in it): Docker's default allow-list without io_uring, most socket families and the
+# 32-bit ABIs. The SDK is given its text; `docker run` is given its path.
+SECCOMP_FILE = "seccomp.json"
+
+
 def _script(name: str) -> str:
     return resources.files("verify_pr.sandbox").joinpath(name).read_text(encoding="utf-8")
+
+
+def seccomp_path() -> str:
+    """Where the shipped profile is on disk (package data of a normal install)."""
+    return str(resources.files("verify_pr.sandbox").joinpath(SECCOMP_FILE))
 
 
 @dataclass(frozen=True)
@@ -52,6 +63,7 @@ class SandboxPolicy:
     # The shipped scripts (stage 1 and the wrapper), read once per policy.
     boot_script: str = field(default_factory=lambda: _script("boot.sh"), repr=False)
     wrapper_script: str = field(default_factory=lambda: _script("wrapper.sh"), repr=False)
+    seccomp_profile: str = field(default_factory=lambda: _script(SECCOMP_FILE), repr=False)
 
     @property
     def environment(self) -> dict[str, str]:
@@ -73,6 +85,17 @@ class SandboxPolicy:
             str(self.max_output + 1),  # one byte over the cap tells the host it was cut
             self.report_path or "-",
         ]
+
+    @property
+    def memory_bytes(self) -> int:
+        """The memory limit in bytes, as the daemon reports it (``512m``, ``2g``)."""
+        units = {"m": 1 << 20, "g": 1 << 30}
+        return int(self.memory[:-1]) * units[self.memory[-1]]
+
+    @property
+    def security_opt(self) -> list[str]:
+        """As the daemon stores them: what the engine checks on the created container."""
+        return ["no-new-privileges", f"seccomp={self.seccomp_profile}"]
 
     def create_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for ``docker.APIClient.create_container`` and its host config."""
@@ -99,7 +122,7 @@ class SandboxPolicy:
             "read_only": True,
             "tmpfs": dict(TMPFS),
             "cap_drop": ["ALL"],
-            "security_opt": ["no-new-privileges"],
+            "security_opt": self.security_opt,
             "pids_limit": self.pids_limit,
             "mem_limit": self.memory,
             "memswap_limit": self.memory,
@@ -122,7 +145,10 @@ class SandboxPolicy:
         for target, opts in hc["tmpfs"].items():
             out += ["--tmpfs", f"{target}:{opts}"]
         out += ["--user", SANDBOX_USER, "--cap-drop", "ALL"]
-        out += [f"--security-opt={opt}" for opt in hc["security_opt"]]
+        for opt in hc["security_opt"]:
+            # The CLI takes the profile's path, reads it and sends the text the SDK is given.
+            shown = f"seccomp={seccomp_path()}" if opt.startswith("seccomp=") else opt
+            out.append(f"--security-opt={shown}")
         out += ["--pids-limit", str(hc["pids_limit"]), "--memory", self.memory]
         out += ["--memory-swap", self.memory, "--cpus", f"{self.nano_cpus / 1e9:g}", "--init"]
         out += ["--ipc", hc["ipc_mode"], "--shm-size", self.shm_size, "--ulimit", "core=0:0"]

@@ -6,6 +6,7 @@ import contextlib
 import dataclasses
 import socket
 import struct
+import time
 from typing import Any
 
 import pytest
@@ -36,6 +37,7 @@ def good_inspect() -> dict[str, Any]:
             "CapAdd": None,
             "Memory": 512 * 2**20,
             "MemorySwap": 512 * 2**20,
+            "SecurityOpt": POLICY.security_opt,
         },
         "Mounts": [{"Destination": "/repo"}],
     }
@@ -132,6 +134,9 @@ class FakeKiller:
         self.api.end()
 
     def close(self) -> None:
+        # A slow close widens the window in which a run that did not wait for its watchdog
+        # would return with the kill client still open (the race that once made this flaky).
+        time.sleep(0.2)
         self.closed = True
 
 
@@ -174,6 +179,9 @@ def test_create_warning_is_blocked_and_container_removed() -> None:
         ("Init", False),
         ("CapDrop", []),
         ("MemorySwap", -1),
+        ("Memory", 256 * 2**20),  # a limit, but not the one the policy asked for
+        ("SecurityOpt", ["no-new-privileges"]),  # an engine that dropped our seccomp profile
+        ("SecurityOpt", None),
     ],
 )
 def test_missing_control_on_the_created_container_is_blocked(key: str, value: object) -> None:

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import subprocess
+import sys
 from importlib import resources
+from pathlib import Path
 
-from verify_pr.sandbox.policy import TMPFS, SandboxPolicy
+from verify_pr.sandbox.policy import TMPFS, SandboxPolicy, seccomp_path
 
 BASE = SandboxPolicy(
     image="img:1",
@@ -45,7 +49,8 @@ def test_argv_matches_host_config() -> None:
     assert "--read-only" in flags and hc["read_only"] is True
     assert flags["--user"] == ["65534:65534"]
     assert flags["--cap-drop"] == hc["cap_drop"] == ["ALL"]
-    assert flags["--security-opt"] == hc["security_opt"] == ["no-new-privileges"]
+    assert flags["--security-opt"] == ["no-new-privileges", f"seccomp={seccomp_path()}"]
+    assert hc["security_opt"] == ["no-new-privileges", f"seccomp={p.seccomp_profile}"]
     assert flags["--pids-limit"] == [str(hc["pids_limit"])] == ["256"]
     assert flags["--memory"] == flags["--memory-swap"] == [hc["mem_limit"]] == ["512m"]
     assert hc["memswap_limit"] == hc["mem_limit"]
@@ -111,3 +116,22 @@ def test_the_policy_runs_the_shipped_scripts() -> None:
     assert argv[2] == shipped.joinpath("boot.sh").read_text(encoding="utf-8")
     assert argv[4] == shipped.joinpath("wrapper.sh").read_text(encoding="utf-8")
     assert argv[5:] == ["pytest -q", "30", "1001", "/work/r.xml"]
+
+
+def test_the_printed_profile_path_holds_the_text_the_sdk_is_given() -> None:
+    assert Path(seccomp_path()).read_text(encoding="utf-8") == BASE.seccomp_profile
+    profile = json.loads(BASE.seccomp_profile)
+    assert profile["defaultAction"] == "SCMP_ACT_ERRNO" and profile["defaultErrnoRet"] == 1
+    allowed = {name for rule in profile["syscalls"] for name in rule["names"]}
+    assert not allowed & {"io_uring_setup", "io_uring_enter", "io_uring_register", "userfaultfd"}
+
+
+def test_the_shipped_profile_is_what_its_generator_writes() -> None:
+    script = Path(__file__).resolve().parents[3] / "scripts" / "seccomp_profile.py"
+    done = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout
+
+
+def test_memory_bytes_is_the_daemons_unit() -> None:
+    assert BASE.memory_bytes == 512 * 2**20
+    assert dataclasses.replace(BASE, memory="2g").memory_bytes == 2 * 2**30
