@@ -3,8 +3,11 @@
 # Usage: action_install.sh ROOT VENV. The installer is uv, pinned and hash-checked in
 # requirements/bootstrap.txt: the interpreter's pip fetches the one uv wheel whose sha256 is
 # there (nothing is installed for that: no ensurepip run, no pip in the venv). uv then installs
-# every dependency from requirements/action.txt, hash-checked, wheels only, and the package itself
-# without dependencies and without the index. Neither reads the runner's configuration: pip runs
+# every dependency from requirements/action.txt, hash-checked, wheels only. The package itself is
+# not built: its files (what pyproject's package-data names, and the modules) are copied from the
+# action's own src/ into the venv and compiled, which a wheel build would do with setuptools
+# started in a process of its own, at twice the cost. Neither installer reads the runner's
+# configuration: pip runs
 # --isolated, uv --no-config with every UV_* variable unset, so no pip.conf, uv.toml or pyproject
 # in the working directory or the home folder can point either at another index or turn a check
 # off.
@@ -73,6 +76,12 @@ uv=("$bootstrap/uv" pip install --no-config --no-cache --system-certs --quiet)
 uv+=(--python "$venv/bin/python")
 "${uv[@]}" --require-hashes --only-binary :all: --no-deps --compile-bytecode \
   -r "$root/requirements/action.txt"
-"${uv[@]}" --no-deps --no-build-isolation --no-index --compile-bytecode "$root"
+# The package: the files a wheel would hold, copied (no __pycache__ or stray file from the
+# action's folder), then compiled as uv compiled the dependencies.
+site=$("$venv/bin/python" -I -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
+(cd "$root/src" && find verify_pr -type f \( -name '*.py' -o -name py.typed \
+  -o -path 'verify_pr/sandbox/*.sh' -o -path 'verify_pr/sandbox/*.json' \) -print0 |
+  xargs -0 cp --parents -t "$site")
+"$venv/bin/python" -I -m compileall -q "$site/verify_pr"
 rm -rf "$bootstrap"
 echo "verify-pr: installed into $venv"

@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -156,3 +157,37 @@ def test_an_interpreter_without_pip_bootstraps_from_its_ensurepip_wheel(tmp_path
     done = install(ROOT, where, {"VERIFY_PR_BOOTSTRAP_PYTHON": python})
     assert done.returncode == 0, done.stderr
     assert installed(where)
+
+
+def test_the_package_is_copied_as_a_wheel_would_hold_it(tmp_path: Path) -> None:
+    # The install copies src/verify_pr instead of building it: every module and every file
+    # pyproject's package-data names arrives, compiled; nothing else from the action's folder
+    # (a stray file, a stale __pycache__) does.
+    action = copy_action(tmp_path / "action")
+    package = action / "src" / "verify_pr"
+    (package / "stray.txt").write_text("not package data\n")
+    (package / "__pycache__").mkdir()
+    (package / "__pycache__" / "stale.cpython-311.pyc").write_bytes(b"stale")
+    where = tmp_path / "run"
+    where.mkdir()
+    done = install(action, where)
+    assert done.returncode == 0, done.stderr
+    assert installed(where)
+    python = where / "venv" / "bin" / "python"
+    site = subprocess.run(
+        [str(python), "-I", "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    copied = Path(site) / "verify_pr"
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    data = project["tool"]["setuptools"]["package-data"]["verify_pr"]
+    wanted = {p.relative_to(package) for p in package.rglob("*.py")}
+    wanted |= {p.relative_to(package) for pattern in data for p in package.glob(pattern)}
+    got = {p.relative_to(copied) for p in copied.rglob("*") if "__pycache__" not in p.parts}
+    got -= {p for p in got if (copied / p).is_dir()}
+    assert got == wanted
+    assert {"sandbox/seccomp.json", "sandbox/boot.sh", "py.typed"} <= {str(p) for p in got}
+    assert not (copied / "__pycache__" / "stale.cpython-311.pyc").exists()
+    assert list((copied / "sandbox" / "__pycache__").glob("cli.*.pyc")), "not compiled"
