@@ -6,7 +6,7 @@ Both scripts install the same lock (requirements/action.txt) and the same packag
 checkout into a fresh venv, each run with an empty HOME and XDG_CACHE_HOME, so neither pip nor uv
 finds a cached wheel or build. The pip script is read from git at REV (default: the commit that
 introduced uv's bootstrap, minus one), so both run side by side in one process, alternating.
-Not a test: the figures go in the README's table with the machine they ran on.
+Not a test: the figures go in docs/benchmarks.md's table with the machine they ran on.
 """
 
 from __future__ import annotations
