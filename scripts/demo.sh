@@ -10,6 +10,12 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 trap vpr_stop_daemon EXIT
 
 vpr_install_packages
+# the demo's repository is a git history, and verify-pr compare reads it with git
+if ! command -v git >/dev/null 2>&1; then
+  echo "setup: installing git"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq git >/dev/null
+fi
 vpr_start_daemon
 python3 "$root/tests/images/build.py" python
 # One more -q than vpr_venv's own for this install only: pip then prints errors but no
