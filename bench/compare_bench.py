@@ -7,7 +7,8 @@ Each row is a pair of the history corpus (tests/corpus/manifest.json, pinned by 
 1.20.1 -> 1.20.2 (pytest) and jest-when 3.5.1 -> 3.5.2 (jest), two real releases made into a
 two-commit repo, as the history test does. The compare runs three sandboxes (before, head,
 base's own, in parallel when the machine has the cores) and re-runs each FAIL_TO_PASS test
-alone per side. Not a test: the figures go in the README's table with the machine they ran on.
+alone per side. Not a test: the figures go in docs/benchmarks.md's table with the machine they
+ran on.
 """
 
 from __future__ import annotations

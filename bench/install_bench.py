@@ -7,7 +7,7 @@ finds a cached wheel or build. Today's script installs this checkout; the baseli
 pip-only install as it was at REV (default: the commit that introduced uv's bootstrap, minus
 one): its script, its lock (which held the build backend its wheel build needed) and its
 package, exported from git. Both run side by side in one process, alternating.
-Not a test: the figures go in the benchmarks table with the machine they ran on.
+Not a test: the figures go in docs/benchmarks.md's table with the machine they ran on.
 """
 
 from __future__ import annotations

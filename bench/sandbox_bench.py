@@ -2,7 +2,7 @@
 
     python bench/sandbox_bench.py [--pairs 12] [--only N,...]
 
-Not a test: the figures go in the README's table with the machine they ran on.
+Not a test: the figures go in docs/benchmarks.md's table with the machine they ran on.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ it is (the action's last step turns it into the job's result), BLOCKED when the 
 could not be built, and crashed, with its ``status`` output ``crashed``, when the verifier
 ended without a verdict. The publish step (``python -m verify_pr.publish``) exits 0 once a
 check is posted, whatever it says (a refused or untrusted artifact is a posted NOT TRUSTED
-check). The exit-code tables of README.md and docs/action.md are read and held to these enums
+check). The exit-code tables of docs/contract.md and docs/action.md are read and held to these enums
 by tests/unit/test_exit_codes.py; ``ENTRY_POINTS`` names their columns.
 """
 

@@ -133,8 +133,9 @@ def test_refused_and_crashed_statuses_are_documented() -> None:
 
 
 def test_readme_embeds_the_two_workflows_ci_runs_verbatim() -> None:
+    """The two files, and the first one in mode compare."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for name in ("verify-pr.yml", "verify-pr-publish.yml"):
+    for name in ("verify-pr.yml", "verify-pr-publish.yml", "verify-pr-compare.yml"):
         example = (ROOT / "docs" / "examples" / name).read_text(encoding="utf-8")
         assert f"```yaml\n{example}```" in readme, name
     for picture in ("verified-check.png", "not-proven-check.png", "verified-summary.png"):

@@ -1,4 +1,4 @@
-"""The README's layout lists exactly the package's sub-packages and top-level modules (no drift)."""
+"""docs/layout.md lists exactly the package's sub-packages and top-level modules (no drift)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "src" / "verify_pr"
+LAYOUT = ROOT / "docs" / "layout.md"
 
 
-def listed(readme: str) -> set[str]:
+def listed(doc: str) -> set[str]:
     """Names in the layout block's ``src/verify_pr/`` entries: ``models/``, ``errors.py``..."""
-    block = readme.split("\n## Layout\n", 1)[1].split("```", 2)[1]
+    block = doc.split("\n## Layout\n", 1)[1].split("```", 2)[1]
     lines = block.split("src/verify_pr/\n", 1)[1].splitlines()
     names: set[str] = set()
     for line in lines:
@@ -30,17 +31,17 @@ def actual() -> set[str]:
     return packages | modules
 
 
-def test_readme_layout_lists_every_package_and_module() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert listed(readme) == actual()
+def test_the_layout_lists_every_package_and_module() -> None:
+    doc = LAYOUT.read_text(encoding="utf-8")
+    assert listed(doc) == actual()
 
 
 def test_the_layout_check_sees_a_missing_and_an_extra_entry() -> None:
     """Positive control: drop the github/ line, or add one for a package that does not exist."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    doc = LAYOUT.read_text(encoding="utf-8")
     assert "github/" in actual()
-    line = next(x for x in readme.splitlines() if x.startswith("  github/"))
-    assert "github/" not in listed(readme.replace(line + "\n", ""))
-    extra = readme.replace("  contract.py ", "  contract.py, ghost.py ", 1)
+    line = next(x for x in doc.splitlines() if x.startswith("  github/"))
+    assert "github/" not in listed(doc.replace(line + "\n", ""))
+    extra = doc.replace("  contract.py ", "  contract.py, ghost.py ", 1)
     assert listed(extra) - actual() == {"ghost.py"}
-    assert {"models/", "sandbox/", "verify/", "errors.py"} <= listed(readme)
+    assert {"models/", "sandbox/", "verify/", "errors.py"} <= listed(doc)
