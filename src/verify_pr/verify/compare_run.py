@@ -21,7 +21,7 @@ import shlex
 import shutil
 import stat
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from verify_pr.contract import AUTO, DEFAULT_FLAKE_RUNS, DEFAULT_TIMEOUT_S, RunnerName
@@ -67,6 +67,8 @@ class CompareRun:
     base: SuiteOutcome  # the before run (base's code, the PR's tests)
     head: SuiteOutcome
     base_own: SuiteOutcome | None = None
+    # what stands against the PR, as the verdict used it: the summary lists these
+    findings: compare.Findings = field(kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -188,7 +190,7 @@ def _compare(
         context=_with_split(trees.context, rule, shared, code),
         pairing=pairing,
     )
-    return CompareRun(result, before, head, base_own)
+    return CompareRun(result, before, head, base_own, findings=pairing.findings)
 
 
 def _before_tree(trees: _Trees, work: Path, shared: list[str]) -> Path:
@@ -375,6 +377,7 @@ def _refused(request: CompareRequest, base_sha: str, head_sha: str, trees: _Tree
         sandbox=sandbox,
     )
     outcome = SuiteOutcome(verdict, SandboxRun(sandbox, b"", None))
+    pairing = compare.pair(outcome, outcome)
     result = compare.build_result(
         base_sha,
         head_sha,
@@ -384,5 +387,6 @@ def _refused(request: CompareRequest, base_sha: str, head_sha: str, trees: _Tree
         request.strict_harness,
         evidence=compare.Evidence(refusal=why),
         context=trees.context,
+        pairing=pairing,
     )
-    return CompareRun(result, outcome, outcome)
+    return CompareRun(result, outcome, outcome, findings=pairing.findings)
