@@ -123,7 +123,7 @@ def _statuses(verdict: VerdictFile) -> dict[str, TestStatus]:
 
 def lists(result: CompareResult) -> Findings:
     """What the verifier's pairing finds in these fixed runs (what the summary lists)."""
-    before, head, own = statuses(result.base), statuses(result.head), statuses(result.base_own)
+    before, head, own = statuses(result.before), statuses(result.head), statuses(result.base_own)
     return findings(result.transitions, before, head, own)
 
 

@@ -120,7 +120,7 @@ def compare_argv(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
 
     def fake(_request: compare_run.CompareRequest) -> compare_run.CompareRun:
         return compare_run.CompareRun(
-            result, outcome(result.base), outcome(result.head), findings=lists(result)
+            result, outcome(result.before), outcome(result.head), findings=lists(result)
         )
 
     monkeypatch.setattr(compare_run, "run_compare", fake)
