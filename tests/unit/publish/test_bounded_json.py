@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from verify_pr.models.compare import CompareResult, CompareVerdict
+from tests.action.compare_builders import compare_result
+from verify_pr.models.compare import CompareResult
 from verify_pr.models.report import TestCase, TestStatus, Totals
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
-from verify_pr.models.transitions import classify, count
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.publish.bounded_json import JsonLimits, JsonRefused, load_model, scan
 
@@ -97,27 +97,8 @@ def test_strict_types_still_apply_after_the_walk() -> None:
         load_model(VerdictFile, json.dumps(doc).encode())
 
 
-def _compare() -> CompareResult:
-    """A result whose code names differ from its wire names (``before`` is "base")."""
-    verdict = _verdict()
-    ids = {c.id: c.status for c in verdict.testcases}
-    transitions = classify(ids, ids)
-    return CompareResult(
-        verdict=CompareVerdict.NOT_PROVEN,
-        reasons=("no test fails on base's code and passes on head",),
-        base_sha="a" * 40,
-        head_sha="b" * 40,
-        strict_harness=False,
-        harness_files_changed=(),
-        counts=count(transitions),
-        transitions=tuple(transitions),
-        base=verdict,
-        head=verdict,
-    )
-
-
 def test_a_compare_result_is_written_and_read_by_its_wire_names() -> None:
-    result = _compare()
+    result = compare_result()  # its code names differ from its wire names ("before" is "base")
     doc = json.loads(result.model_dump_json())
     assert "base" in doc and "before" not in doc
     assert all("base" in t and "before" not in t for t in doc["transitions"])
@@ -127,7 +108,7 @@ def test_a_compare_result_is_written_and_read_by_its_wire_names() -> None:
 @pytest.mark.parametrize("where", ["top", "transition"])
 def test_a_code_name_beside_its_wire_name_is_refused(where: str) -> None:
     """pydantic alone would pass over ``before`` beside ``base``: refused, as before the rename."""
-    doc = json.loads(_compare().model_dump_json())
+    doc = json.loads(compare_result().model_dump_json())
     if where == "top":
         doc["before"] = doc["base"]
         needle = "before: extra inputs"
