@@ -29,7 +29,6 @@ from verify_pr.verify.harness_refs import PathRef, Ref, python_imports, referenc
 MAX_WALK_ENTRIES = 500_000  # entries walked per tree (as the sandbox guard allows)
 MAX_CLOSURE_FILES = 2_000  # files in the closure
 MAX_SCAN_BYTES = 1 << 20  # bytes read of one file
-MAX_LINK_HOPS = tree_files.MAX_LINK_HOPS
 MAX_NOTES = 8  # reasons naming single paths; the rest are counted
 
 

@@ -23,8 +23,6 @@ from verify_pr.contract import RunnerName
 from verify_pr.sandbox import tree_files
 from verify_pr.verify.suite import SuiteOutcome
 
-MAX_LINK_HOPS = tree_files.MAX_LINK_HOPS
-
 
 @dataclass(frozen=True)
 class LateTests:
