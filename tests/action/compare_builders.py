@@ -55,7 +55,7 @@ def compare_files(result: CompareResult | None = None, **extra: bytes) -> dict[s
         COMPARE_RESULT_FILE: r.model_dump_json().encode(),
         COMPARE_SUMMARY_FILE: b"## verify-pr compare\n",
     }
-    for side, v in (("base", r.base), ("head", r.head)):
+    for side, v in (("base", r.before), ("head", r.head)):
         files[side_file(side, "result.json")] = v.sandbox.model_dump_json().encode()
         files[side_file(side, "verdict.json")] = v.model_dump_json().encode()
         files[side_file(side, "output.txt")] = b"1 failed\n" if side == "base" else b"1 passed\n"

@@ -121,7 +121,7 @@ def test_side_verdict_and_result_must_describe_one_run(publish: Publish) -> None
     result = compare_result()
     files = compare_files(result)
     files["base-result.json"] = (
-        result.base.sandbox.model_copy(update={"exit_code": 9}).model_dump_json().encode()
+        result.before.sandbox.model_copy(update={"exit_code": 9}).model_dump_json().encode()
     )
     _refused(publish(zip_files(files)), "base-verdict.json and base-result.json differ")
 

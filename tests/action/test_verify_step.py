@@ -129,7 +129,7 @@ def _write_compare_out(out: Path, result: CompareResult) -> None:
     out.mkdir()
     (out / "verify-pr-result.json").write_text(result.model_dump_json())
     (out / "compare_summary.md").write_text("## summary\n")
-    for side, v in (("base", result.base), ("head", result.head)):
+    for side, v in (("base", result.before), ("head", result.head)):
         (out / side).mkdir()
         (out / side / "verdict.json").write_text(v.model_dump_json())
         (out / side / "result.json").write_text(v.sandbox.model_dump_json())

@@ -28,7 +28,9 @@ from verify_pr.publish.summary import render as render_check
 from verify_pr.publish.trust import Trust
 from verify_pr.render.job_summary import compare_job_summary, run_job_summary
 from verify_pr.render.terminal import compare_text, run_summary
-from verify_pr.verify.compare_summary import listed, summary_markdown
+from verify_pr.verify.pairing import Findings, findings
+from verify_pr.verify.summary_lists import listed, summary_markdown
+from verify_pr.verify.testcases import statuses
 
 GOLDEN = Path(__file__).resolve().parent
 BASE_SHA = "6dcb09b5b57875f334f61aebed695e2e4193db5e"
@@ -117,6 +119,12 @@ def run_verdicts() -> dict[str, VerdictFile]:
 
 def _statuses(verdict: VerdictFile) -> dict[str, TestStatus]:
     return {c.id: c.status for c in verdict.testcases}
+
+
+def lists(result: CompareResult) -> Findings:
+    """What the verifier's pairing finds in these fixed runs (what the summary lists)."""
+    before, head, own = statuses(result.before), statuses(result.head), statuses(result.base_own)
+    return findings(result.transitions, before, head, own)
 
 
 def compare_result(
@@ -243,8 +251,10 @@ def outputs(
             Intake(verdict=v, output="1 failed\n\x1b[31mred\x1b[0m ```\n"), Trust()
         )
     for name, r in compares.items():
-        found[f"compare-summary-{name}.md"] = lambda r=r: summary_markdown(r) + "\n"
-        found[f"tty-compare-{name}.txt"] = lambda r=r: compare_text(r, listed(r), OUT_DIR) + "\n"
+        found[f"compare-summary-{name}.md"] = lambda r=r: summary_markdown(r, lists(r)) + "\n"
+        found[f"tty-compare-{name}.txt"] = lambda r=r: (
+            compare_text(r, listed(r, lists(r)), OUT_DIR) + "\n"
+        )
         found[f"job-compare-{name}.md"] = lambda r=r: compare_job_summary(r)
         found[f"check-compare-{name}.md"] = lambda r=r: _check(
             Intake(compare=r, output="head output\n"), Trust()

@@ -100,7 +100,7 @@ def test_real_fix_from_event_file_is_verified(shas: Shas, tmp_path: Path) -> Non
     code, result, summary = compare(tmp_path, shas.repo, "--event", str(tmp_path / "event.json"))
     assert (code, result.verdict) == (0, "VERIFIED"), result.reasons
     assert _by_id(result) == {"test_add": "FAIL_TO_PASS", "test_mul": "PASS_TO_PASS"}
-    assert result.base.verdict == "FAIL" and result.head.verdict == "PASS"
+    assert result.before.verdict == "FAIL" and result.head.verdict == "PASS"
     assert result.harness_files_changed == ()
     assert summary.startswith("## verify-pr compare: VERIFIED")
     assert {p.name for p in (tmp_path / "out").iterdir()} == {
@@ -224,7 +224,7 @@ def test_own_command_judges_every_run_alike(shas: Shas, tmp_path: Path) -> None:
         tmp_path, shas.repo, *args, "--command", command, "--report-format", "junit"
     )
     assert (code, result.verdict) == (0, "VERIFIED"), result.reasons
-    assert result.base.runner == result.head.runner == "custom"
+    assert result.before.runner == result.head.runner == "custom"
     assert [p.reruns for p in result.proofs] == [1]
     # the same command on a PR that proves nothing
     args = ["--base", shas.fix, "--head", shas.noop, "--flake-runs", "1"]

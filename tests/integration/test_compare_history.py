@@ -180,7 +180,7 @@ def test_release_pair_matches_the_runner_run_directly(
     assert sorted(map(str, proved)) == entry["fail_to_pass"]
     # base's own tests (run only for the test files the PR edits) gone from both later runs
     own = result.base_own.testcases if result.base_own else ()
-    later = {c.id for c in (*result.base.testcases, *result.head.testcases)}
+    later = {c.id for c in (*result.before.testcases, *result.head.testcases)}
     gone = sorted({str(runner_id(runner, c)) for c in own if c.id not in later})
     assert gone == entry["removed"]
 

@@ -93,7 +93,7 @@ def test_conflicting_pr_is_not_proven_naming_the_paths(history: History, tmp_pat
     assert (code, result.verdict) == (4, "NOT_PROVEN")
     assert result.conflicts == ("calc.py",)
     assert any("calc.py" in r and "rebase" in r for r in result.reasons)
-    assert result.transitions == () and result.base.sandbox.status == "ERROR"
+    assert result.transitions == () and result.before.sandbox.status == "ERROR"
     assert "calc.py" in summary
 
 

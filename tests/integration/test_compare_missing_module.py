@@ -55,8 +55,8 @@ def test_a_new_module_missing_on_base_is_the_proof(
     assert (code, result.verdict) == (0, "VERIFIED"), result.reasons
     assert {p.id.split("::")[-1] for p in result.proofs} == {"test_shout"}
     # the before run could not import the PR's module: a failure on base, not the image's gap
-    assert result.base.verdict is Verdict.FAIL, result.base.reasons
-    assert "could not import 'shouting'" in result.base.reasons[0]
+    assert result.before.verdict is Verdict.FAIL, result.before.reasons
+    assert "could not import 'shouting'" in result.before.reasons[0]
     assert compare_problems(result, new) == []
 
 

@@ -60,7 +60,7 @@ def fail_to_pass_output(result: CompareResult) -> str:
 
 def compare_status(result: CompareResult) -> str:
     """One status for two runs: the first side that did not complete, else COMPLETED."""
-    for verdict in (result.base, result.head):
+    for verdict in (result.before, result.head):
         if verdict.sandbox.status is not RunStatus.COMPLETED:
             return verdict.sandbox.status.value
     return RunStatus.COMPLETED.value

@@ -15,7 +15,7 @@ from verify_pr.contract import (
     RESULT_FILE,
     VERDICT_FILE,
 )
-from verify_pr.models.base import BoundaryModel
+from verify_pr.models.base import BoundaryModel, WireNamedModel
 from verify_pr.models.report import IdText, MessageText, PathText, TestStatus
 from verify_pr.models.verdict import REASON_MAX_CHARS, VerdictFile
 
@@ -35,7 +35,7 @@ class Transition(StrEnum):
     PASS_TO_FAIL = "PASS_TO_FAIL"  # noqa: S105
     FAIL_TO_FAIL = "FAIL_TO_FAIL"
     ADDED = "ADDED"  # head only
-    REMOVED = "REMOVED"  # base only
+    REMOVED = "REMOVED"  # before only (base's code with the PR's tests)
     SKIPPED = "SKIPPED"  # skipped on either side
     EXPECTED_FAILURE = "EXPECTED_FAILURE"  # marked to fail on either side (never a pass)
 
@@ -66,11 +66,12 @@ class Proof(BoundaryModel):
     reruns: Annotated[int, Field(ge=0)] = 0  # times it was re-run by id on each side
 
 
-class TestTransition(BoundaryModel):
+class TestTransition(WireNamedModel):
     __test__ = False
 
     id: IdText
-    base: TestStatus | None
+    # on base's code with the PR's tests; "base" in the file
+    before: TestStatus | None = Field(alias="base")
     head: TestStatus | None
     transition: Transition
 
@@ -92,7 +93,7 @@ ListedPaths = Annotated[tuple[PathText, ...], Field(max_length=MAX_LISTED_PATHS)
 ListedIds = Annotated[tuple[IdText, ...], Field(max_length=MAX_PROOFS)]
 
 
-class CompareResult(BoundaryModel):
+class CompareResult(WireNamedModel):
     """The comparison file (schema: schema/verify-pr-result.schema.json)."""
 
     verdict: CompareVerdict
@@ -103,7 +104,8 @@ class CompareResult(BoundaryModel):
     harness_files_changed: Annotated[tuple[PathText, ...], Field(max_length=MAX_HARNESS_FILES)]
     counts: TransitionCounts
     transitions: Annotated[tuple[TestTransition, ...], Field(max_length=MAX_TRANSITIONS)]
-    base: VerdictFile  # base's code running the PR's tests ("tests over base")
+    # base's code running the PR's tests ("tests over base"); "base" in the file
+    before: VerdictFile = Field(alias="base")
     head: VerdictFile  # the PR's code: head merged into base
     # Added with the three-run comparison; defaults keep older files readable.
     method: CompareMethod | None = None

@@ -164,6 +164,9 @@ def _first_bad_item(model: type[BaseModel], value: object, where: str) -> str | 
         return None  # the model's own validation says so, in one error
     for name, field in model.model_fields.items():
         key = field.alias or name
+        if key != name and name in value:
+            # pydantic passes over a field's code name beside its wire name: an extra key
+            return f"{f'{where}.' if where else ''}{name}: extra inputs are not permitted"
         if key not in value:
             continue
         sub, path = value[key], f"{where}.{key}" if where else key

@@ -110,9 +110,9 @@ def compare_problems(result: CompareResult, head_sha: str) -> list[str]:
     problems: list[str] = []
     if result.base_sha == result.head_sha:
         problems.append("the comparison's base and head are the same commit")
-    problems += run_problems(result.base, "the base run")
+    problems += run_problems(result.before, "the base run")
     problems += run_problems(result.head, "the head run")
-    expected = classify(worst_by_id(result.base.testcases), worst_by_id(result.head.testcases))
+    expected = classify(worst_by_id(result.before.testcases), worst_by_id(result.head.testcases))
     if tuple(expected) != result.transitions:
         problems.append("the transitions do not follow from the embedded base and head runs")
     elif count(result.transitions) != result.counts:
@@ -130,14 +130,14 @@ def _verified_gaps(result: CompareResult) -> list[str]:
         for t in result.transitions
         if t.transition is Transition.SKIPPED
         and t.head is TestStatus.SKIPPED
-        and t.base is not TestStatus.SKIPPED
+        and t.before is not TestStatus.SKIPPED
     ]
     newly_expected = [
         t
         for t in result.transitions
         if t.transition is Transition.EXPECTED_FAILURE
         and t.head is TestStatus.EXPECTED_FAILURE
-        and t.base in EXECUTED
+        and t.before in EXECUTED
     ]
     gaps = [
         c.fail_to_pass == 0 and "no test fails on base and passes on head",
@@ -151,5 +151,5 @@ def _verified_gaps(result: CompareResult) -> list[str]:
         and "harness files changed without strict harness",
     ]
     found = [g for g in gaps if g]
-    found += _side_distrust(result.base, "base") + _side_distrust(result.head, "head")
+    found += _side_distrust(result.before, "base") + _side_distrust(result.head, "head")
     return found

@@ -115,7 +115,7 @@ def validate_compare_files(files: Mapping[str, bytes], head_sha: str) -> Intake:
         }
     except JsonRefused as exc:
         return Intake(refused=exc.message)
-    for side, embedded in (("base", result.base), ("head", result.head)):
+    for side, embedded in (("base", result.before), ("head", result.head)):
         sandbox, verdict = sides[side]
         if verdict.sandbox != sandbox:
             return Intake(refused=f"{side}-verdict.json and {side}-result.json differ")

@@ -30,7 +30,7 @@ def compared_line(result: CompareResult, code: Callable[[str], str] = inline_cod
         else ""
     )
     strict = "; head ran with base's harness files (strict)" if result.strict_harness else ""
-    return f"Compared base {base} ({result.base.verdict}) with {after}{since}{strict}."
+    return f"Compared base {base} ({result.before.verdict}) with {after}{since}{strict}."
 
 
 def paths_line(result: CompareResult, text: Callable[[str], str] = escape_inline) -> str | None:

@@ -59,8 +59,8 @@ def compare_job_summary(result: CompareResult) -> str:
         *proof_lines(result),
         compared_line(result),
         "",
-        f"Base {inline_code(result.base_sha[:12])} ({result.base.verdict.value}, sandbox "
-        f"{result.base.sandbox.status.value}) against head {inline_code(result.head_sha[:12])} "
+        f"Base {inline_code(result.base_sha[:12])} ({result.before.verdict.value}, sandbox "
+        f"{result.before.sandbox.status.value}) against head {inline_code(result.head_sha[:12])} "
         f"({result.head.verdict.value}, sandbox {result.head.sandbox.status.value})"
         + ("; strict harness" if result.strict_harness else ""),
         "",

@@ -16,6 +16,10 @@ FLIPS_SHOWN = (Transition.FAIL_TO_PASS, Transition.PASS_TO_FAIL, Transition.REMO
 MAX_FLIP_ROWS = 50
 ID_CHARS = 300
 
+Listed = Sequence[tuple[str, Sequence[str]]]
+"""What stands against the PR: (title, test ids) in the order shown; an empty list is left
+out (the summary and the terminal lines show the same lists)."""
+
 
 def bullets(items: Sequence[str]) -> list[str]:
     """One escaped bullet per item."""

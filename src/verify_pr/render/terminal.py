@@ -16,11 +16,9 @@ from verify_pr.models.compare import CompareResult, CompareVerdict
 from verify_pr.models.report import clean_text
 from verify_pr.models.verdict import VerdictFile
 from verify_pr.render.compared import SUMMARY_MAX_ROWS, compared_line, paths_line
-from verify_pr.render.parts import ID_CHARS, failing, transition_counts
+from verify_pr.render.parts import ID_CHARS, Listed, failing, transition_counts
 from verify_pr.render.verdicts import compare_title, label, run_meaning
 
-Listed = Sequence[tuple[str, Sequence[str]]]
-"""(title, test ids) in the order shown; an empty list is left out."""
 MESSAGE_LINES = 30
 LINE_CHARS = 300
 INDENT = "    "

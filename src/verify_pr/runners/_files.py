@@ -13,8 +13,10 @@ import os
 import stat
 import tomllib
 from enum import StrEnum
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
+
+from verify_pr.sandbox import tree_files
 
 MAX_CONFIG_BYTES = 512 * 1024
 MAX_WALK_ENTRIES = 20_000
@@ -61,29 +63,7 @@ def read_text(tree: Path, name: str) -> str | None:
 
 def _read_bytes(path: Path, limit: int) -> bytes | None:
     """A regular file's bytes (the last component never followed); None if over ``limit``."""
-    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-    try:
-        fd = os.open(path, flags)
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-            return None
-        chunks: list[bytes] = []
-        size = 0
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    data = b"".join(chunks)
-    return None if len(data) > limit else data
+    return tree_files.read_whole(path, limit)
 
 
 def read_json_object(tree: Path, name: str) -> dict[str, Any] | None:
@@ -146,47 +126,30 @@ def table(data: dict[str, Any] | None, *path: str) -> dict[str, Any] | None:
 def find_named(tree: Path, filename: str) -> tuple[list[str], bool]:
     """Repo-relative paths of files called ``filename`` (links not followed), and whether the
     walk stopped at its entry cap."""
-    found: list[str] = []
-    seen = 0
-    for dirpath, dirnames, filenames in os.walk(tree, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
-        seen += len(dirnames) + len(filenames)
-        if filename in filenames:
-            found.append(str((Path(dirpath) / filename).relative_to(tree)))
-        if seen > MAX_WALK_ENTRIES:
-            return sorted(found), True
-    return sorted(found), False
+    _dirs, files, capped = walk(tree)
+    return [f for f in files if PurePosixPath(f).name == filename], capped
 
 
 def walk(tree: Path) -> tuple[list[str], list[str], bool]:
     """Repo-relative (directories, files) under ``tree``, links not followed, and whether the
-    walk stopped at its entry cap. A skipped directory (node_modules, .git...) is listed but
-    not entered."""
+    walk stopped at its entry cap (counted after each folder, skipped folders not counted).
+    A skipped directory (node_modules, .git...) is listed but not entered; a link is listed
+    as a directory when it points at one (as ``os.walk`` lists it), never entered."""
     dirs: list[str] = []
     files: list[str] = []
     seen = 0
-    for dirpath, dirnames, filenames in os.walk(tree, followlinks=False):
-        here = Path(dirpath).relative_to(tree)
-        dirs.extend(str(here / d) for d in dirnames)
-        files.extend(str(here / f) for f in filenames)
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
-        seen += len(dirnames) + len(filenames)
+    for folder in tree_files.walk(tree, None, lambda e: e.name not in _SKIP_DIRS):
+        for e in folder.entries:
+            as_dir = e.is_dir or (e.is_link and os.path.isdir(e.path))
+            (dirs if as_dir else files).append(e.rel)
+            seen += not (as_dir and e.name in _SKIP_DIRS)
         if seen > MAX_WALK_ENTRIES:
             return sorted(dirs), sorted(files), True
     return sorted(dirs), sorted(files), False
 
 
-def read_nested_bytes(tree: Path, relpath: str, limit: int) -> bytes | None:
-    """The bytes of a file the walk found (no component followed if it is a link)."""
-    parts = Path(relpath).parts
-    if not parts or any(part in ("", ".", "..") for part in parts) or Path(relpath).is_absolute():
-        raise ValueError(f"not a repo-relative path: {relpath!r}")
-    here = tree
-    for part in parts[:-1]:
-        here = here / part
-        if here.is_symlink():
-            return None
-    return _read_bytes(here / parts[-1], limit)
+# a file the walk found, read through no link (config_code, expected_failures)
+read_nested_bytes = tree_files.read_nested
 
 
 def _check_name(name: str) -> None:

@@ -1,7 +1,7 @@
 """Host-side refusals before anything launches: the repo and OUT (the report path: ``contract``).
 
-Nothing here follows a link the PR controls: the tree walk uses ``lstat`` only, and links are
-judged by their text.
+Nothing here follows a link the PR controls: the tree walk (``tree_files.walk``) uses ``lstat``
+only, and links are judged by their text.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from pathlib import Path
 
 from verify_pr.contract import SANDBOX_OUT_FILES
 from verify_pr.errors import InputRefused
+from verify_pr.sandbox import tree_files
 
 _FORBIDDEN_REPOS = ("/proc", "/sys", "/dev", "/run", "/var/run", "/var/lib/docker", "/etc", "/boot")
 MAX_TREE_ENTRIES = 500_000
@@ -47,27 +48,20 @@ def check_tree(repo: Path) -> None:
     """Refuse links out of the repo, special files, and entries the sandbox user cannot read."""
     root = str(repo)
     _check_readable(root, root, os.lstat(root))
-    pending = [root]
-    count = 0
-    while pending:
-        directory = pending.pop()
-        with os.scandir(directory) as entries:
-            for entry in entries:
-                count += 1
-                if count > MAX_TREE_ENTRIES:
-                    raise InputRefused(f"--repo has more than {MAX_TREE_ENTRIES} entries")
-                st = entry.stat(follow_symlinks=False)
-                if stat.S_ISDIR(st.st_mode):
-                    _check_readable(root, entry.path, st)
-                    pending.append(entry.path)
-                elif stat.S_ISREG(st.st_mode):
-                    _check_readable(root, entry.path, st)
-                elif stat.S_ISLNK(st.st_mode):
+    try:
+        # a folder is entered only after its own entry passed (the walk is lazy)
+        for folder in tree_files.walk(repo, MAX_TREE_ENTRIES, skip_unreadable=False):
+            for entry in folder.entries:
+                if entry.is_dir or entry.is_file:
+                    _check_readable(root, entry.path, entry.st)
+                elif entry.is_link:
                     _check_link(root, entry.path)
                 else:
                     raise InputRefused(
                         f"{_shown(root, entry.path)!r} is not a regular file, directory or symlink"
                     )
+    except tree_files.TooManyEntries:
+        raise InputRefused(f"--repo has more than {MAX_TREE_ENTRIES} entries") from None
 
 
 def _shown(root: str, path: str) -> str:

@@ -208,7 +208,7 @@ def _compare(ns: argparse.Namespace) -> int:
     from verify_pr.sandbox.cli import parse_number
     from verify_pr.sandbox.guard import check_out
     from verify_pr.verify.compare_run import CompareRequest, run_compare
-    from verify_pr.verify.compare_summary import listed, summary_markdown
+    from verify_pr.verify.summary_lists import listed, summary_markdown
 
     if ns.event is not None and (ns.base is not None or ns.head is not None):
         raise InputRefused("--event excludes --base and --head")
@@ -252,17 +252,17 @@ def _compare(ns: argparse.Namespace) -> int:
     if (out / "base-own").is_dir() and not (out / "base-own").is_symlink():
         shutil.rmtree(out / "base-own")  # never a stale run beside new files
     # base/verdict.json is the before run as compared (load failures expanded onto tests)
-    sides = [("base", run.base, run.result.base), ("head", run.head, run.result.head)]
+    sides = [("base", run.base, run.result.before), ("head", run.head, run.result.head)]
     if run.base_own is not None:
         sides.append(("base-own", run.base_own, run.base_own.verdict))
     for side, outcome, verdict in sides:
         write_all(out / side, verdict, outcome.run.output, outcome.run.report)
     body = run.result.model_dump_json(indent=2).encode() + b"\n"
     write_atomic(out, COMPARE_RESULT_FILE, body)
-    markdown = summary_markdown(run.result)
+    markdown = summary_markdown(run.result, run.findings)
     write_atomic(out, COMPARE_SUMMARY_FILE, markdown.encode())
     if sys.stdout.isatty():  # a person: plain text; a file or pipe: the Markdown, as before
-        print(compare_text(run.result, listed(run.result), out))
+        print(compare_text(run.result, listed(run.result, run.findings), out))
     else:
         print(markdown)
         print(f"files: {out}")

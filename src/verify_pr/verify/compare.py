@@ -2,14 +2,15 @@
 
 The three runs (see ``compare_run``): *base_own* is base's code with base's tests; *before*
 ("tests over base") is base's code with the PR's version of every test path it changes;
-*head* is the PR's code (head merged into base). Transitions pair before with head, so a
-change to a test never counts as a change in the code's behaviour; base_own shows how the
-tests the PR edits stood before it. Pure parts here take data and return data.
+*head* is the PR's code (head merged into base). Transitions pair before with head
+(``pairing``), so a change to a test never counts as a change in the code's behaviour;
+base_own shows how the tests the PR edits stood before it. Pure parts here take data and
+return data.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from verify_pr.models.compare import (
@@ -22,28 +23,18 @@ from verify_pr.models.compare import (
     CompareResult,
     CompareVerdict,
     Proof,
-    TestTransition,
-    Transition,
 )
-from verify_pr.models.report import (
-    EXECUTED,
-    FAILING,
-    RedFlag,
-    TestStatus,
-)
+from verify_pr.models.report import EXECUTED, FAILING, RedFlag
 from verify_pr.models.sandbox import RunStatus
-from verify_pr.models.transitions import classify, count
+from verify_pr.models.transitions import count
 from verify_pr.models.verdict import REASON_MAX_CHARS, Verdict, VerdictFile
+from verify_pr.verify.pairing import Findings, Pairing, findings, pair
 from verify_pr.verify.suite import SuiteOutcome
-from verify_pr.verify.testcases import (
-    expand_load_failures,
-    is_load_failure,
-    statuses,
-    worst_cases,
-)
+from verify_pr.verify.testcases import worst_cases
 from verify_pr.verify.trees import overlay_harness, overlay_paths
 
-__all__ = ["overlay_harness", "overlay_paths"]
+# compare_run and rerun reach the pairing and the overlays through this module
+__all__ = ["Findings", "Pairing", "findings", "overlay_harness", "overlay_paths", "pair"]
 
 
 @dataclass(frozen=True)
@@ -130,166 +121,27 @@ class Evidence:
     late_tests: tuple[str, ...] = ()  # code by base's rule, tests by the runs: moved over
 
 
-@dataclass(frozen=True)
-class Findings:
-    """Every list a reason or the summary names."""
-
-    by_kind: dict[Transition, list[str]]
-    regressed: list[str]
-    gone: list[str]
-    newly_skipped: list[str]
-    newly_expected: list[str]  # ran on base, marked to fail after the PR (xfail, test.failing)
-    test_changed: list[str]
-    added_failing: list[str]
-
-
-def findings(
-    transitions: Sequence[TestTransition],
-    before: Mapping[str, TestStatus],
-    head: Mapping[str, TestStatus],
-    base_own: Mapping[str, TestStatus],
-) -> Findings:
-    by_kind: dict[Transition, list[str]] = {kind: [] for kind in Transition}
-    for item in transitions:
-        by_kind[item.transition].append(item.id)
-    regressed = list(by_kind[Transition.PASS_TO_FAIL])
-    regressed += sorted(
-        i
-        for i, s in base_own.items()
-        if s is TestStatus.PASSED and head.get(i) in FAILING and i not in regressed
-    )
-    gone = list(by_kind[Transition.REMOVED])
-    gone += sorted(i for i in base_own if i not in before and i not in head and i not in gone)
-    newly_skipped = _newly(TestStatus.SKIPPED, before, head, base_own)
-    newly_expected = _newly(TestStatus.EXPECTED_FAILURE, before, head, base_own)
-    test_changed = sorted(
-        i for i, s in base_own.items() if s in FAILING and before.get(i) is TestStatus.PASSED
-    )
-    added_failing = [i for i in by_kind[Transition.ADDED] if head.get(i) in FAILING]
-    return Findings(
-        by_kind, regressed, gone, newly_skipped, newly_expected, test_changed, added_failing
-    )
-
-
-def _newly(
-    status: TestStatus,
-    before: Mapping[str, TestStatus],
-    head: Mapping[str, TestStatus],
-    base_own: Mapping[str, TestStatus],
-) -> list[str]:
-    """Base tests that ran (in base's own run or with the PR's tests) and now have ``status``:
-    on head, or already on base's code once the PR's version of the test is in place."""
-    found = sorted(
-        i
-        for i, s in head.items()
-        if s is status and (before.get(i) in EXECUTED or base_own.get(i) in EXECUTED)
-    )
-    return found + sorted(
-        i
-        for i, s in before.items()
-        if s is status and base_own.get(i) in EXECUTED and i not in found
-    )
-
-
-@dataclass(frozen=True)
-class Pairing:
-    """Before against head, computed once from the whole reports and passed on: the
-    transitions, the FAIL_TO_PASS tests that can prove the fix, and those that cannot."""
-
-    before: VerdictFile  # before's verdict with load failures expanded onto head's tests
-    transitions: list[TestTransition]
-    proofs: list[str]  # FAIL_TO_PASS ids that can prove the fix
-    discounted: dict[str, str]  # FAIL_TO_PASS ids that cannot, with why
-    not_whole: list[str]  # why a side could not be paired whole (each a reason)
-
-
-def pair(
-    before: SuiteOutcome,
-    head: SuiteOutcome,
-    base_own: SuiteOutcome | None = None,
-    mixed: Sequence[str] = (),
-) -> Pairing:
-    """Pair the runs. A FAIL_TO_PASS test is discounted (never a proof) when it lives in a
-    file that is code and test at once (``mixed``), or when it passed in base's own run and
-    failed on before only outside its own body: its file could not load, or its setup erred
-    (a fixture, an autouse guard or an import the PR changed around an untouched test)."""
-    from verify_pr.verify.loaderrors import load_error_texts
-
-    texts = load_error_texts(before.run.report)
-    before_file = expand_load_failures(before.verdict, head.verdict, texts)
-    was, now = statuses(before_file), statuses(head.verdict)
-    transitions = classify(was, now)
-    own = statuses(base_own.verdict) if base_own else {}
-    listed_before = {c.id for c in before.verdict.testcases}
-    head_cases, before_cases = worst_cases(head.verdict), worst_cases(before_file)
-    mixed_set = set(mixed)
-    proofs: list[str] = []
-    discounted: dict[str, str] = {}
-    for item in transitions:
-        if item.transition is not Transition.FAIL_TO_PASS:
-            continue
-        case = head_cases.get(item.id) or before_cases.get(item.id)
-        if case is not None and case.file in mixed_set:
-            discounted[item.id] = f"its file {case.file} is code the PR changes, and a test"
-        elif own.get(item.id) is TestStatus.PASSED and item.id not in listed_before:
-            discounted[item.id] = (
-                "it passed in base's own run; on base's code with the PR's tests only its "
-                "file failed to load"
-            )
-        elif own.get(item.id) is TestStatus.PASSED and was.get(item.id) is TestStatus.ERROR:
-            discounted[item.id] = (
-                "it passed in base's own run; with the PR's tests it errored outside its "
-                "own body (setup or a fixture)"
-            )
-        else:
-            proofs.append(item.id)
-    sides = (("before", before), ("head", head), ("base's own", base_own))
-    not_whole = [
-        f"the {name} run has {len(o.report.testcases)} test results, more than the "
-        f"{len(o.verdict.testcases)} a result file carries: it cannot be paired whole"
-        for name, o in sides
-        if o is not None
-        and o.report is not None
-        and len(o.report.testcases) > len(o.verdict.testcases)
-    ]
-    if before_file is before.verdict and _unexpanded(before.verdict, head.verdict):
-        not_whole.append(
-            "the before run's load failures could not be expanded onto head's tests "
-            "within the result's cap: it cannot be paired whole"
-        )
-    return Pairing(before_file, transitions, proofs, discounted, not_whole)
-
-
-def _unexpanded(before: VerdictFile, head: VerdictFile) -> bool:
-    """A load failure of before stands for head tests that were not expanded onto it."""
-    stand_ins = {c.file for c in before.testcases if is_load_failure(c)}
-    known = {c.id for c in before.testcases}
-    return any(
-        c.file in stand_ins and c.id not in known and not is_load_failure(c) for c in head.testcases
-    )
-
-
 def _ids(ids: Sequence[str]) -> str:
     shown = ", ".join(i[:150] for i in ids[:3])
     return shown + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
 
 
 def decide(
-    base: Side,
+    before: Side,
     head: Side,
     pairing: Pairing,
     harness_changed: Sequence[str],
     strict_harness: bool,
     evidence: Evidence | None = None,
 ) -> Decision:
-    """Every rule is checked and every failing rule gives a reason. ``base`` is the before
-    run (base's code, the PR's tests)."""
+    """Every rule is checked and every failing rule gives a reason. ``before`` is base's code
+    with the PR's tests; what stands against the PR is the pairing's (``Pairing.findings``)."""
     ev = evidence or Evidence()
     transitions = pairing.transitions
     if ev.refusal is not None:
         return Decision(CompareVerdict.NOT_PROVEN, [ev.refusal])
     own = Side("base's own", ev.base_own, load_errors_expected=True) if ev.base_own else None
-    sides = [side for side in (base, head, own) if side is not None]
+    sides = [side for side in (before, head, own) if side is not None]
     blocked = [why for side in sides if (why := side.blocked())]
     if blocked:
         return Decision(CompareVerdict.BLOCKED, blocked)
@@ -302,16 +154,11 @@ def decide(
         )
     reasons += ev.harness_notes
     reasons += pairing.not_whole
-    known = base.outcome.tamper if ev.base_tamper is None else ev.base_tamper
+    known = before.outcome.tamper if ev.base_tamper is None else ev.base_tamper
     new_tamper = [s for s in head.outcome.tamper if s not in known]
     if new_tamper:
         reasons.append(f"head adds harness tamper signals: {'; '.join(new_tamper)[:300]}")
-    found = findings(
-        transitions,
-        statuses(base.outcome.verdict),
-        statuses(head.outcome.verdict),
-        statuses(ev.base_own.verdict) if ev.base_own else {},
-    )
+    found = pairing.findings
     f2p = pairing.proofs
     if not transitions:
         reasons.append("zero tests on both sides: nothing to compare")
@@ -407,7 +254,7 @@ def proofs(
 def build_result(
     base_sha: str,
     head_sha: str,
-    base: SuiteOutcome,
+    before: SuiteOutcome,
     head: SuiteOutcome,
     harness_changed: Sequence[str],
     strict_harness: bool,
@@ -416,14 +263,15 @@ def build_result(
     context: Context | None = None,
     pairing: Pairing | None = None,
 ) -> CompareResult:
-    """``base`` is the before run; ``pairing`` (computed here when not given) pairs it,
-    load failures expanded, with head."""
+    """``before`` is base's code with the PR's tests; ``pairing`` (computed here when not
+    given) pairs it, load failures expanded, with head."""
     ev, ctx = evidence or Evidence(), context or Context()
-    paired = pairing or pair(base, head, ev.base_own, ev.mixed)
+    paired = pairing or pair(before, head, ev.base_own, ev.mixed)
     before_file, transitions = paired.before, paired.transitions
-    before = SuiteOutcome(before_file, base.run, base.report, base.tamper)
+    expanded = SuiteOutcome(before_file, before.run, before.report, before.tamper)
     decision = decide(
-        Side("base", before, load_errors_expected=True),
+        # "base" is the name the reasons give the before run
+        Side("base", expanded, load_errors_expected=True),
         Side("head", head),
         paired,
         harness_changed,
@@ -431,8 +279,6 @@ def build_result(
         ev,
     )
     reasons = tuple(r[:REASON_MAX_CHARS] for r in decision.reasons[:MAX_COMPARE_REASONS])
-    own = statuses(ev.base_own.verdict) if ev.base_own else {}
-    found = findings(transitions, statuses(before_file), statuses(head.verdict), own)
     return CompareResult(
         verdict=decision.verdict,
         reasons=reasons,
@@ -453,7 +299,7 @@ def build_result(
         code_paths=ctx.code_paths[:MAX_LISTED_PATHS],
         base_own=ev.base_own.verdict if ev.base_own else None,
         proofs=proofs(paired.proofs, before_file, head.verdict, ev.reruns),
-        test_changed=tuple(found.test_changed[:MAX_PROOFS]),
+        test_changed=tuple(paired.findings.test_changed[:MAX_PROOFS]),
         flaky=tuple(ev.flaky[:MAX_PROOFS]),
         expected_failure_markers=ev.markers[:MAX_LISTED_PATHS],
     )

@@ -15,13 +15,11 @@ What is compared (as GitHub tests a PR, ``refs/pull/N/merge``):
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 import shutil
-import stat
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from verify_pr.contract import AUTO, DEFAULT_FLAKE_RUNS, DEFAULT_TIMEOUT_S, RunnerName
@@ -29,6 +27,7 @@ from verify_pr.errors import InputRefused
 from verify_pr.models.compare import CompareMethod, CompareResult
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict, VerdictFile
+from verify_pr.sandbox import tree_files
 from verify_pr.sandbox.resources import DEFAULT_RESOURCES, Resources
 from verify_pr.sandbox.run import SandboxRun
 from verify_pr.verify import compare, harness_closure, rerun
@@ -67,6 +66,8 @@ class CompareRun:
     base: SuiteOutcome  # the before run (base's code, the PR's tests)
     head: SuiteOutcome
     base_own: SuiteOutcome | None = None
+    # what stands against the PR, as the verdict used it: the summary lists these
+    findings: compare.Findings = field(kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -188,7 +189,7 @@ def _compare(
         context=_with_split(trees.context, rule, shared, code),
         pairing=pairing,
     )
-    return CompareRun(result, before, head, base_own)
+    return CompareRun(result, before, head, base_own, findings=pairing.findings)
 
 
 def _before_tree(trees: _Trees, work: Path, shared: list[str]) -> Path:
@@ -318,12 +319,7 @@ def _run_all(request: CompareRequest, jobs: list[tuple[Path, SuitePlan]]) -> lis
     return run_side_by_side(lambda job: _run(request, *job), jobs, request.resources)
 
 
-def _exists(tree: Path, path: str) -> bool:
-    try:
-        os.lstat(tree / path)
-    except (FileNotFoundError, NotADirectoryError):
-        return False
-    return True
+_exists = tree_files.exists  # anything at the path, a link too, never followed
 
 
 def _copy(src: Path, dest: Path) -> Path:
@@ -341,15 +337,8 @@ def added_markers(base_tree: Path, after_tree: Path, tests: list[str]) -> list[s
 
 
 def _count_markers(tree: Path, path: str) -> int:
-    target = tree / path
-    try:
-        fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return 0
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            return 0
-        return len(_MARKERS.findall(handle.read(_MARKER_FILE_CAP)))
+    read = tree_files.read_capped(tree / path, _MARKER_FILE_CAP)
+    return 0 if read is None else len(_MARKERS.findall(read[0]))
 
 
 def _refused(request: CompareRequest, base_sha: str, head_sha: str, trees: _Trees) -> CompareRun:
@@ -375,6 +364,7 @@ def _refused(request: CompareRequest, base_sha: str, head_sha: str, trees: _Tree
         sandbox=sandbox,
     )
     outcome = SuiteOutcome(verdict, SandboxRun(sandbox, b"", None))
+    pairing = compare.pair(outcome, outcome)
     result = compare.build_result(
         base_sha,
         head_sha,
@@ -384,5 +374,6 @@ def _refused(request: CompareRequest, base_sha: str, head_sha: str, trees: _Tree
         request.strict_harness,
         evidence=compare.Evidence(refusal=why),
         context=trees.context,
+        pairing=pairing,
     )
-    return CompareRun(result, outcome, outcome)
+    return CompareRun(result, outcome, outcome, findings=pairing.findings)

@@ -17,42 +17,19 @@ names as a string (``pytest_plugins``, ``-p``, a setup file) is still harness wh
 
 from __future__ import annotations
 
-import json
 import os
-import re
-import stat
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from verify_pr.verify.harness import ENTRY_POINTS, HARNESS_DIRS, is_harness_path
+from verify_pr.sandbox import tree_files
+from verify_pr.verify.harness import HARNESS_DIRS, is_harness_path
+from verify_pr.verify.harness_refs import PathRef, Ref, python_imports, references, scannable
 
 MAX_WALK_ENTRIES = 500_000  # entries walked per tree (as the sandbox guard allows)
 MAX_CLOSURE_FILES = 2_000  # files in the closure
 MAX_SCAN_BYTES = 1 << 20  # bytes read of one file
-MAX_LINK_HOPS = 40
 MAX_NOTES = 8  # reasons naming single paths; the rest are counted
-
-_PY_SUFFIXES = (".py", ".pth")
-_JS_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".jsx", ".tsx")
-_CONFIG_SUFFIXES = (".json", ".toml", ".ini", ".cfg", ".yaml", ".yml")
-_ENTRY_POINT = re.compile(rb"(?m)^[^=\n#\[]+=[ \t]*([A-Za-z_][\w.]*)")
-_SCANNED = (*_PY_SUFFIXES, *_JS_SUFFIXES, *_CONFIG_SUFFIXES, ENTRY_POINTS)
-_NOT_SCANNED = ("package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml")
-_JS_RESOLVE = ("", *_JS_SUFFIXES, ".json")
-
-_IMPORT = re.compile(rb"(?m)(?:^|;)[ \t]*import[ \t]+([\w. \t,]+)")
-_FROM = re.compile(rb"(?m)(?:^|;)[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(\([^)]*\)|[^\n#;]*)")
-# Quoted strings (escapes skipped, so a backslash cannot shift the pairing), and, as a net
-# for quote games in comments, every unquoted run of path characters.
-_SINGLE = rb"'((?:[^'\\\n]|\\.)*)'"
-_DOUBLE = rb'"((?:[^"\\\n]|\\.)*)"'
-_PY_STRING = re.compile(_SINGLE + b"|" + _DOUBLE)
-_JS_STRING = re.compile(_SINGLE + b"|" + _DOUBLE + rb"|`((?:[^`\\]|\\.)*)`")
-_PATH_TOKEN = re.compile(rb"[\w@.<>/$~+-]+")
-MAX_STRING_CHARS = 300
-_PLUGIN_FLAG = re.compile(rb"(?:^|[\s\"'=\[,])-p[ \t]*([\w.]+)")
-_MODULE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
 @dataclass(frozen=True)
@@ -70,62 +47,27 @@ def walk(tree: Path) -> Walk:
     """Every entry of the tree by lstat; node_modules and the like are harness by name and
     not entered."""
     found = Walk()
-    stack = [""]
-    count = 0
-    while stack:
-        rel = stack.pop()
-        try:
-            entries = sorted(os.scandir(tree / rel) if rel else os.scandir(tree), key=_name)
-        except OSError:
-            continue
-        if not entries and rel:
-            found.empty_dirs.append(rel)
-        for entry in entries:
-            count += 1
-            if count > MAX_WALK_ENTRIES:
-                return Walk(found.files, found.dirs, found.links, found.empty_dirs, True)
-            path = f"{rel}/{entry.name}" if rel else entry.name
-            mode = entry.stat(follow_symlinks=False).st_mode
-            if stat.S_ISLNK(mode):
-                found.links[path] = os.readlink(entry.path)
-            elif stat.S_ISDIR(mode):
-                found.dirs.add(path)
-                if entry.name not in HARNESS_DIRS:
-                    stack.append(path)
-            elif stat.S_ISREG(mode):
-                found.files.add(path)
+    try:
+        for folder in tree_files.walk(tree, MAX_WALK_ENTRIES, lambda e: e.name not in HARNESS_DIRS):
+            if not folder.entries and folder.rel:
+                found.empty_dirs.append(folder.rel)
+            for entry in folder.entries:
+                if entry.is_link:
+                    found.links[entry.rel] = os.readlink(entry.path)
+                elif entry.is_dir:
+                    found.dirs.add(entry.rel)
+                elif entry.is_file:
+                    found.files.add(entry.rel)
+    except tree_files.TooManyEntries:
+        return Walk(found.files, found.dirs, found.links, found.empty_dirs, True)
     return found
-
-
-def _name(entry: os.DirEntry[str]) -> str:
-    return entry.name
 
 
 def resolve(walked: Walk, path: str) -> str | None:
     """Where ``path`` lands after following links inside the tree (None when it leaves the
     tree, loops or is too deep)."""
-    parts = list(PurePosixPath(path).parts)
-    done: list[str] = []
-    hops = 0
-    while parts:
-        part = parts.pop(0)
-        if part in ("", "."):
-            continue
-        if part == "..":
-            if not done:
-                return None
-            done.pop()
-            continue
-        current = "/".join([*done, part])
-        target = walked.links.get(current)
-        if target is None:
-            done.append(part)
-            continue
-        hops += 1
-        if hops > MAX_LINK_HOPS or target.startswith("/"):
-            return None
-        parts = list(PurePosixPath(target).parts) + parts
-    return "/".join(done) if done else None
+    landed = tree_files.resolve(path, walked.links.get)
+    return landed[0] or None if landed else None
 
 
 @dataclass
@@ -152,14 +94,10 @@ class _View:
         for tree, walked in zip(self.trees, self.walks, strict=True):
             if path not in walked.files:
                 continue
-            try:
-                fd = os.open(tree / path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-            except OSError:
-                continue
-            with os.fdopen(fd, "rb") as handle:
-                data = handle.read(MAX_SCAN_BYTES + 1)
-            cut = cut or len(data) > MAX_SCAN_BYTES
-            texts.append(data[:MAX_SCAN_BYTES])
+            read = tree_files.read_capped(tree / path, MAX_SCAN_BYTES)
+            if read is not None:
+                texts.append(read[0])
+                cut = cut or read[1]
         return texts, cut
 
 
@@ -179,128 +117,19 @@ def _module_files(view: _View, root: str, dotted: str) -> list[str]:
     return found
 
 
-def _roots(path: str) -> list[str]:
-    """Where Python may find a top-level module for ``path``: its folder and each above it
-    (pytest's rootdir insertion), the tree root, and ``src``."""
-    parent = PurePosixPath(path).parent
-    roots = [str(p) if str(p) != "." else "" for p in (parent, *parent.parents)]
-    return [*dict.fromkeys([*roots, "", "src"])]
-
-
-def _python_imports(path: str, text: bytes) -> list[tuple[str, str]]:
-    """(root, dotted name) for each import statement; relative imports carry their root."""
-    found: list[tuple[str, str]] = []
-    for match in _IMPORT.finditer(text):
-        for item in match.group(1).decode("ascii", "replace").split(","):
-            name = item.split(" as ")[0].strip().split()[0] if item.strip() else ""
-            if _MODULE.fullmatch(name):
-                found += [(root, name) for root in _roots(path)]
-    for match in _FROM.finditer(text):
-        source = match.group(1).decode("ascii", "replace")
-        names = match.group(2).decode("ascii", "replace").strip("() \t\r\n")
-        level = len(source) - len(source.lstrip("."))
-        module = source[level:]
-        if level:
-            folder = PurePosixPath(path).parent
-            for _ in range(level - 1):
-                folder = folder.parent
-            roots = [str(folder) if str(folder) != "." else ""]
-        else:
-            roots = _roots(path)
-        for item in names.replace("\\", " ").replace("\n", " ").split(","):
-            name = item.split(" as ")[0].strip()
-            full = f"{module}.{name}" if module else name
-            if name and _MODULE.fullmatch(full):
-                found += [(root, full) for root in roots]
-        if module and _MODULE.fullmatch(module):
-            found += [(root, module) for root in roots]
-    return found
-
-
-def _string_targets(view: _View, path: str, text: bytes, modules: bool) -> list[str]:
-    """Tree files a string in the file names: a path (with a folder or a known suffix, as
-    Node resolves it, or from the root with jest's ``<rootDir>``) or, in Python, a dotted
-    module (pytest_plugins, import_module)."""
-    folder = PurePosixPath(path).parent
+def _files(view: _View, refs: Iterable[Ref], product: bool = True) -> list[str]:
+    """The tree files the references reach, in order; an imported module of the product
+    (``_View.is_product``) only when ``product``."""
     found: list[str] = []
-    quoted = (_PY_STRING if modules else _JS_STRING).finditer(text)
-    values = [(m.group(m.lastindex or 1), True) for m in quoted]
-    values += [(m.group(0), False) for m in _PATH_TOKEN.finditer(text)]
-    for raw, was_quoted in values:
-        if not raw or len(raw) > MAX_STRING_CHARS:
+    for ref in refs:
+        if isinstance(ref, PathRef):
+            if view.is_file(ref.path):
+                found.append(ref.path)
             continue
-        value = raw.decode("utf-8", "replace").strip()
-        if modules and was_quoted and _MODULE.fullmatch(value):
-            for root in _roots(path):
-                found += _module_files(view, root, value)
-        if "/" not in value and not value.endswith(_SCANNED):
-            continue
-        value = value.replace("<rootDir>/", "/")
-        bases = [PurePosixPath(value.lstrip("/"))]
-        if not value.startswith("/"):
-            bases.insert(0, folder / value)
-        for base in bases:
-            normal = os.path.normpath(str(base))
-            if normal.startswith("..") or normal in (".", ""):
-                continue
-            for suffix in _JS_RESOLVE:
-                for candidate in (normal + suffix, f"{normal}/index{suffix}" if suffix else ""):
-                    if candidate and view.is_file(candidate):
-                        found.append(candidate)
+        files = _module_files(view, ref.root, ref.dotted)
+        keep = product or not ref.imported
+        found += files if keep else [f for f in files if not view.is_product(f)]
     return found
-
-
-def _targets(view: _View, path: str, text: bytes) -> list[str]:
-    """The tree files one harness file reaches, by its kind."""
-    found: list[str] = []
-    if PurePosixPath(path).name == ENTRY_POINTS:
-        # ``name = module:attr``: pytest imports the module as a plugin (pytest11)
-        folder = str(PurePosixPath(path).parent.parent)
-        for match in _ENTRY_POINT.finditer(text):
-            module = match.group(1).decode("ascii", "replace")
-            for root in dict.fromkeys(("" if folder == "." else folder, "", "src")):
-                found += _module_files(view, root, module)
-        return found
-    if path.endswith(_PY_SUFFIXES):
-        for root, name in _python_imports(path, text):
-            found += [f for f in _module_files(view, root, name) if not view.is_product(f)]
-        return found + _string_targets(view, path, text, modules=True)
-    if path.endswith(_JS_SUFFIXES):
-        return _string_targets(view, path, text, modules=False)
-    if path.endswith(".json"):
-        return _string_targets(view, path, _json_part(path, text), modules=False)
-    for match in _PLUGIN_FLAG.finditer(text):  # toml/ini/cfg/yaml: pytest's -p plugins
-        for root in ("", "src"):
-            found += _module_files(view, root, match.group(1).decode("ascii", "replace"))
-    return found
-
-
-def _imported(view: _View, path: str, text: bytes) -> list[str]:
-    """The tree files a Python file's import statements load (nothing named in strings)."""
-    if not path.endswith(_PY_SUFFIXES):
-        return []
-    return [
-        f for root, name in _python_imports(path, text) for f in _module_files(view, root, name)
-    ]
-
-
-def _json_part(path: str, text: bytes) -> bytes:
-    """package.json's jest and vitest keys (its main, bin and name do not run the tests);
-    any other JSON config whole. Unparsable JSON is scanned whole."""
-    if PurePosixPath(path).name != "package.json":
-        return text
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        return text
-    if not isinstance(data, dict):
-        return text
-    return json.dumps([data.get("jest"), data.get("vitest")], ensure_ascii=False).encode()
-
-
-def _scannable(path: str) -> bool:
-    name = PurePosixPath(path).name
-    return name.endswith(_SCANNED) and name not in _NOT_SCANNED
 
 
 @dataclass
@@ -318,17 +147,17 @@ def closure(view: _View, seeds: dict[str, str], imports_only: bool = False) -> C
     queue = list(seeds)
     while queue:
         path = queue.pop(0)
-        if not _scannable(path):
+        if not scannable(path):
             continue
         texts, cut = view.read(path)
         if cut:
             result.capped.append(f"{path} is over {MAX_SCAN_BYTES} bytes and was scanned in part")
         reached: list[str] = []
         for text in texts:
-            if imports_only:
-                reached += _imported(view, path, text)
+            if imports_only:  # every module an import loads, the product's too
+                reached += _files(view, python_imports(path, text))
             else:
-                reached += _targets(view, path, text)
+                reached += _files(view, references(path, text), product=False)
         for target in reached:
             for walked in view.walks:
                 landed = resolve(walked, target)

@@ -15,16 +15,13 @@ its tests in that code file too). Reads are lstat and readlink on our own fresh 
 
 from __future__ import annotations
 
-import os
-import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from verify_pr.contract import RunnerName
+from verify_pr.sandbox import tree_files
 from verify_pr.verify.suite import SuiteOutcome
-
-MAX_LINK_HOPS = 40
 
 
 @dataclass(frozen=True)
@@ -54,7 +51,7 @@ def late_tests(code: Sequence[str], placed: set[str], base_tree: Path, runner: s
     for path in code:
         if path not in placed:
             continue
-        if runner == RunnerName.JEST or not _exists(base_tree, path):
+        if runner == RunnerName.JEST or not tree_files.exists(base_tree, path):
             moved.append(path)
         else:
             mixed.append(path)
@@ -64,38 +61,8 @@ def late_tests(code: Sequence[str], placed: set[str], base_tree: Path, runner: s
 def resolve(tree: Path, path: str) -> str | None:
     """Where ``path`` lands in ``tree`` after its links (None when it leaves the tree, loops,
     or is not a link anywhere on the way)."""
-    parts = list(PurePosixPath(path).parts)
-    done: list[str] = []
-    hops = 0
-    while parts:
-        part = parts.pop(0)
-        if part in ("", "."):
-            continue
-        if part == "..":
-            if not done:
-                return None
-            done.pop()
-            continue
-        current = tree.joinpath(*done, part)
-        try:
-            is_link = stat.S_ISLNK(os.lstat(current).st_mode)
-        except OSError:
-            return None
-        if not is_link:
-            done.append(part)
-            continue
-        hops += 1
-        target = os.readlink(current)
-        if hops > MAX_LINK_HOPS or target.startswith("/"):
-            return None
-        parts = list(PurePosixPath(target).parts) + parts
-    landed = "/".join(done)
+    found = tree_files.resolve(path, tree_files.link_in(tree))
+    if found is None:
+        return None
+    landed, hops = found
     return landed if hops and landed != path else None
-
-
-def _exists(tree: Path, path: str) -> bool:
-    try:
-        os.lstat(tree / path)
-    except (FileNotFoundError, NotADirectoryError):
-        return False
-    return True

@@ -21,8 +21,6 @@ data, and is not read: the defaults above are the rule.)
 from __future__ import annotations
 
 import fnmatch
-import os
-import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -30,6 +28,7 @@ from typing import Any
 
 from verify_pr.contract import RunnerName
 from verify_pr.runners.pytest_ini import ini_sources
+from verify_pr.sandbox import tree_files
 
 PYTEST_DEFAULT_FILES: tuple[str, ...] = ("test_*.py", "*_test.py")
 PYTHON_ALWAYS: tuple[str, ...] = ("conftest.py",)
@@ -123,25 +122,9 @@ def package_testing_dirs(tree: Path, paths: Iterable[str]) -> frozenset[str]:
             if part != PACKAGE_TESTING_DIR or depth == 0:
                 continue
             folder, parent = "/".join(parts[: depth + 1]), "/".join(parts[:depth])
-            if all(_is_regular(tree, f"{d}/__init__.py") for d in (folder, parent)):
+            if all(tree_files.is_plain_file(tree, f"{d}/__init__.py") for d in (folder, parent)):
                 found.add(folder)
     return frozenset(found)
-
-
-def _is_regular(tree: Path, rel: str) -> bool:
-    """A regular file reached through real folders only (no link followed)."""
-    current = tree
-    parts = PurePosixPath(rel).parts
-    for index, part in enumerate(parts):
-        current = current / part
-        try:
-            mode = os.lstat(current).st_mode
-        except OSError:
-            return False
-        want = stat.S_ISREG if index == len(parts) - 1 else stat.S_ISDIR
-        if not want(mode):
-            return False
-    return True
 
 
 def rule_for(base_tree: Path, runner: str, changed: Iterable[str] = ()) -> TestPathRule:

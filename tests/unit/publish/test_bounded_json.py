@@ -7,6 +7,8 @@ import json
 
 import pytest
 
+from tests.action.compare_builders import compare_result
+from verify_pr.models.compare import CompareResult
 from verify_pr.models.report import TestCase, TestStatus, Totals
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict, VerdictFile
@@ -93,3 +95,26 @@ def test_strict_types_still_apply_after_the_walk() -> None:
     doc["sandbox"]["exit_code"] = "0"
     with pytest.raises(JsonRefused, match=r"sandbox\.exit_code"):
         load_model(VerdictFile, json.dumps(doc).encode())
+
+
+def test_a_compare_result_is_written_and_read_by_its_wire_names() -> None:
+    result = compare_result()  # its code names differ from its wire names ("before" is "base")
+    doc = json.loads(result.model_dump_json())
+    assert "base" in doc and "before" not in doc
+    assert all("base" in t and "before" not in t for t in doc["transitions"])
+    assert load_model(CompareResult, result.model_dump_json().encode()) == result
+
+
+@pytest.mark.parametrize("where", ["top", "transition"])
+def test_a_code_name_beside_its_wire_name_is_refused(where: str) -> None:
+    """pydantic alone would pass over ``before`` beside ``base``: refused, as before the rename."""
+    doc = json.loads(compare_result().model_dump_json())
+    if where == "top":
+        doc["before"] = doc["base"]
+        needle = "before: extra inputs"
+    else:
+        doc["transitions"][0]["before"] = "passed"
+        needle = r"transitions\.0\.before: extra inputs"
+    CompareResult.model_validate_json(json.dumps(doc))  # the model alone takes it
+    with pytest.raises(JsonRefused, match=needle):
+        load_model(CompareResult, json.dumps(doc).encode())

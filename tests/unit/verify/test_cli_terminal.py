@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 
 from tests.git_helpers import commit, init_repo
-from tests.golden.cases import compare_results
+from tests.golden.cases import compare_results, lists
 from tests.sandbox_helpers import make_repo
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import VerdictFile
 from verify_pr.sandbox.run import SandboxRun
 from verify_pr.verify import cli, compare_run, suite
-from verify_pr.verify.compare_summary import summary_markdown
+from verify_pr.verify.summary_lists import summary_markdown
 
 DIFF = "assert [1, 2, 4] == [1, 2, 3]\n  At index 2 diff: 4 != 3\n  Full diff:\n  - [1, 2, 3]"
 
@@ -119,7 +119,9 @@ def compare_argv(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
         return suite.SuiteOutcome(verdict, SandboxRun(verdict.sandbox, b"", None))
 
     def fake(_request: compare_run.CompareRequest) -> compare_run.CompareRun:
-        return compare_run.CompareRun(result, outcome(result.base), outcome(result.head))
+        return compare_run.CompareRun(
+            result, outcome(result.before), outcome(result.head), findings=lists(result)
+        )
 
     monkeypatch.setattr(compare_run, "run_compare", fake)
     repo = init_repo(tmp_path / "src")
@@ -149,6 +151,7 @@ def test_compare_to_a_pipe_prints_the_markdown(
 ) -> None:
     assert cli.main(compare_argv) == 0
     out = capsys.readouterr().out
-    markdown = summary_markdown(compare_results()["verified"])
+    verified = compare_results()["verified"]
+    markdown = summary_markdown(verified, lists(verified))
     assert out.startswith(markdown + "\n")
     assert out.splitlines()[-1].startswith("files: ")

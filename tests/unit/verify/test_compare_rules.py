@@ -15,7 +15,7 @@ from verify_pr.models.transitions import classify, classify_one, count
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.sandbox.run import SandboxRun
 from verify_pr.verify import compare as cmp
-from verify_pr.verify import compare_summary
+from verify_pr.verify import summary_lists
 from verify_pr.verify.harness import harness_files, is_harness_path
 from verify_pr.verify.suite import SuiteOutcome
 from verify_pr.verify.testcases import is_load_failure, worst
@@ -126,6 +126,15 @@ def _result(
     strict: bool = False,
 ) -> CompareResult:
     return cmp.build_result(BASE_SHA, HEAD_SHA, base, head, list(harness), strict)
+
+
+def _summary(before: SuiteOutcome, head: SuiteOutcome, harness: tuple[str, ...] = ()) -> str:
+    """compare_summary.md as the CLI writes it: the result and the findings of one pairing."""
+    paired = cmp.pair(before, head)
+    result = cmp.build_result(
+        BASE_SHA, HEAD_SHA, before, head, list(harness), False, pairing=paired
+    )
+    return summary_lists.summary_markdown(result, paired.findings)
 
 
 FIXED_BASE = {"t_bug": F, "t_ok": P}
@@ -281,7 +290,7 @@ def test_every_verdict_has_an_exit_code_and_a_summary_title() -> None:
         CompareVerdict.BLOCKED: (_outcome(None, status=RunStatus.BLOCKED), _outcome(FIXED_HEAD)),
     }
     for verdict, (base, head) in outcomes.items():
-        text = compare_summary.summary_markdown(_result(base, head))
+        text = _summary(base, head)
         assert text.startswith(f"## verify-pr compare: {verdict.value.replace('_', ' ')}")
 
 
@@ -289,7 +298,7 @@ def test_summary_escapes_untrusted_test_ids() -> None:
     evil = "<img src=x onerror=alert(1)>`|[link](http://x)"
     base = _outcome({evil: F})
     head = _outcome({evil: P})
-    text = compare_summary.summary_markdown(_result(base, head, ("a|b<script>.pth",)))
+    text = _summary(base, head, ("a|b<script>.pth",))
     assert "\\<script\\>" in text  # escaped in the reason text
     for line in text.splitlines():
         if re.search(r"(?<!\\)<", line):  # a raw "<" only inside a code span
@@ -474,9 +483,9 @@ def test_summary_leads_with_the_proof_capped_and_escaped() -> None:
     before = _outcome(FIXED_BASE)
     cases = (failing, *[c for c in before.verdict.testcases if c.name != "t_bug"])
     verdict = before.verdict.model_copy(update={"testcases": cases})
-    result = _build(SuiteOutcome(verdict, before.run, before.report), _outcome(FIXED_HEAD))
-    assert result.verdict is CompareVerdict.VERIFIED
-    text = compare_summary.summary_markdown(result)
+    fixed = SuiteOutcome(verdict, before.run, before.report)
+    assert _build(fixed, _outcome(FIXED_HEAD)).verdict is CompareVerdict.VERIFIED
+    text = _summary(fixed, _outcome(FIXED_HEAD))
     lines = text.splitlines()
     assert lines[2].startswith("**FAIL_TO_PASS** (1)")
     proof = lines[3]

@@ -2,7 +2,7 @@
 
 Each FAIL_TO_PASS test (id, file:line, how it failed on base's code), then what stands against
 the PR, then what was compared and the counts. The verifier computes the lists of tests that
-stand against the PR (``verify.compare.findings``); this only shows them, escaped.
+stand against the PR (``verify.pairing.findings``); this only shows them, escaped.
 """
 
 from __future__ import annotations
@@ -12,11 +12,8 @@ from collections.abc import Sequence
 from verify_pr.markdown import inline_code
 from verify_pr.models.compare import CompareResult, CompareVerdict
 from verify_pr.render.compared import SUMMARY_MAX_ROWS, compared_line, paths_line, proof_lines
-from verify_pr.render.parts import ID_CHARS, bullets, transition_counts_table
+from verify_pr.render.parts import ID_CHARS, Listed, bullets, transition_counts_table
 from verify_pr.render.verdicts import compare_title
-
-Listed = Sequence[tuple[str, Sequence[str]]]
-"""(title, test ids) in the order shown; an empty list is left out."""
 
 
 def _listed(title: str, items: Sequence[str]) -> list[str]:

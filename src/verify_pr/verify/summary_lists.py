@@ -1,21 +1,20 @@
-"""compare_summary.md for a comparison: the verifier's lists, shown by ``verify_pr.render``.
+"""The lists compare_summary.md shows against the PR, from the findings the verdict used.
 
-The tests that stand against the PR (regressions, removed, newly skipped...) are computed here,
-on the verify side (``verify.compare.findings``); the text is the renderer's.
+What stands against the PR (regressions, removed, newly skipped...) is computed once, when the
+runs are paired (``pairing.Pairing.findings``), and the verdict's rules read it; here it is only
+titled and ordered, and the text is the renderer's (``render.compare_markdown``).
 """
 
 from __future__ import annotations
 
 from verify_pr.models.compare import CompareResult
-from verify_pr.render.compare_summary import Listed, compare_summary_markdown
-from verify_pr.verify.compare import findings
-from verify_pr.verify.testcases import statuses
+from verify_pr.render.compare_markdown import compare_summary_markdown
+from verify_pr.render.parts import Listed
+from verify_pr.verify.pairing import Findings
 
 
-def listed(result: CompareResult) -> Listed:
+def listed(result: CompareResult, found: Findings) -> Listed:
     """What stands against the PR, titled, in the order the summary shows it."""
-    own = statuses(result.base_own)
-    found = findings(result.transitions, statuses(result.base), statuses(result.head), own)
     return (
         ("PASS_TO_FAIL (regressions)", found.regressed),
         ("Test changed, not the code", list(result.test_changed)),
@@ -30,6 +29,6 @@ def listed(result: CompareResult) -> Listed:
     )
 
 
-def summary_markdown(result: CompareResult) -> str:
+def summary_markdown(result: CompareResult, found: Findings) -> str:
     """Ten seconds for a maintainer: the proof first, then what stands against it, counts."""
-    return compare_summary_markdown(result, listed(result))
+    return compare_summary_markdown(result, listed(result, found))

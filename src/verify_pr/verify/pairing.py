@@ -1,0 +1,164 @@
+"""Before against head, paired once: the transitions, the proofs, and what stands against the PR.
+
+``pair`` is computed once from the whole reports; the re-runs (``rerun.confirm``), the verdict
+(``compare.decide``), the result file and the summary's lists all take its ``Pairing`` rather
+than classifying the runs again, so what the summary lists is what the verdict used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from verify_pr.models.compare import TestTransition, Transition
+from verify_pr.models.report import EXECUTED, FAILING, TestStatus
+from verify_pr.models.transitions import classify
+from verify_pr.models.verdict import VerdictFile
+from verify_pr.verify.suite import SuiteOutcome
+from verify_pr.verify.testcases import (
+    expand_load_failures,
+    is_load_failure,
+    statuses,
+    worst_cases,
+)
+
+
+@dataclass(frozen=True)
+class Findings:
+    """Every list a reason or the summary names."""
+
+    by_kind: dict[Transition, list[str]]
+    regressed: list[str]
+    gone: list[str]
+    newly_skipped: list[str]
+    newly_expected: list[str]  # ran on base, marked to fail after the PR (xfail, test.failing)
+    test_changed: list[str]
+    added_failing: list[str]
+
+
+def findings(
+    transitions: Sequence[TestTransition],
+    before: Mapping[str, TestStatus],
+    head: Mapping[str, TestStatus],
+    base_own: Mapping[str, TestStatus],
+) -> Findings:
+    by_kind: dict[Transition, list[str]] = {kind: [] for kind in Transition}
+    for item in transitions:
+        by_kind[item.transition].append(item.id)
+    regressed = list(by_kind[Transition.PASS_TO_FAIL])
+    regressed += sorted(
+        i
+        for i, s in base_own.items()
+        if s is TestStatus.PASSED and head.get(i) in FAILING and i not in regressed
+    )
+    gone = list(by_kind[Transition.REMOVED])
+    gone += sorted(i for i in base_own if i not in before and i not in head and i not in gone)
+    newly_skipped = _newly(TestStatus.SKIPPED, before, head, base_own)
+    newly_expected = _newly(TestStatus.EXPECTED_FAILURE, before, head, base_own)
+    test_changed = sorted(
+        i for i, s in base_own.items() if s in FAILING and before.get(i) is TestStatus.PASSED
+    )
+    added_failing = [i for i in by_kind[Transition.ADDED] if head.get(i) in FAILING]
+    return Findings(
+        by_kind, regressed, gone, newly_skipped, newly_expected, test_changed, added_failing
+    )
+
+
+def _newly(
+    status: TestStatus,
+    before: Mapping[str, TestStatus],
+    head: Mapping[str, TestStatus],
+    base_own: Mapping[str, TestStatus],
+) -> list[str]:
+    """Base tests that ran (in base's own run or with the PR's tests) and now have ``status``:
+    on head, or already on base's code once the PR's version of the test is in place."""
+    found = sorted(
+        i
+        for i, s in head.items()
+        if s is status and (before.get(i) in EXECUTED or base_own.get(i) in EXECUTED)
+    )
+    return found + sorted(
+        i
+        for i, s in before.items()
+        if s is status and base_own.get(i) in EXECUTED and i not in found
+    )
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """Before against head, computed once from the whole reports and passed on: the
+    transitions, the FAIL_TO_PASS tests that can prove the fix, and those that cannot."""
+
+    before: VerdictFile  # before's verdict with load failures expanded onto head's tests
+    transitions: list[TestTransition]
+    proofs: list[str]  # FAIL_TO_PASS ids that can prove the fix
+    discounted: dict[str, str]  # FAIL_TO_PASS ids that cannot, with why
+    not_whole: list[str]  # why a side could not be paired whole (each a reason)
+    findings: Findings  # what stands against the PR: the verdict's rules and the summary's lists
+
+
+def pair(
+    before: SuiteOutcome,
+    head: SuiteOutcome,
+    base_own: SuiteOutcome | None = None,
+    mixed: Sequence[str] = (),
+) -> Pairing:
+    """Pair the runs. A FAIL_TO_PASS test is discounted (never a proof) when it lives in a
+    file that is code and test at once (``mixed``), or when it passed in base's own run and
+    failed on before only outside its own body: its file could not load, or its setup erred
+    (a fixture, an autouse guard or an import the PR changed around an untouched test)."""
+    from verify_pr.verify.loaderrors import load_error_texts
+
+    texts = load_error_texts(before.run.report)
+    before_file = expand_load_failures(before.verdict, head.verdict, texts)
+    was, now = statuses(before_file), statuses(head.verdict)
+    transitions = classify(was, now)
+    own = statuses(base_own.verdict) if base_own else {}
+    listed_before = {c.id for c in before.verdict.testcases}
+    head_cases, before_cases = worst_cases(head.verdict), worst_cases(before_file)
+    mixed_set = set(mixed)
+    proofs: list[str] = []
+    discounted: dict[str, str] = {}
+    for item in transitions:
+        if item.transition is not Transition.FAIL_TO_PASS:
+            continue
+        case = head_cases.get(item.id) or before_cases.get(item.id)
+        if case is not None and case.file in mixed_set:
+            discounted[item.id] = f"its file {case.file} is code the PR changes, and a test"
+        elif own.get(item.id) is TestStatus.PASSED and item.id not in listed_before:
+            discounted[item.id] = (
+                "it passed in base's own run; on base's code with the PR's tests only its "
+                "file failed to load"
+            )
+        elif own.get(item.id) is TestStatus.PASSED and was.get(item.id) is TestStatus.ERROR:
+            discounted[item.id] = (
+                "it passed in base's own run; with the PR's tests it errored outside its "
+                "own body (setup or a fixture)"
+            )
+        else:
+            proofs.append(item.id)
+    sides = (("before", before), ("head", head), ("base's own", base_own))
+    not_whole = [
+        f"the {name} run has {len(o.report.testcases)} test results, more than the "
+        f"{len(o.verdict.testcases)} a result file carries: it cannot be paired whole"
+        for name, o in sides
+        if o is not None
+        and o.report is not None
+        and len(o.report.testcases) > len(o.verdict.testcases)
+    ]
+    if before_file is before.verdict and _unexpanded(before.verdict, head.verdict):
+        not_whole.append(
+            "the before run's load failures could not be expanded onto head's tests "
+            "within the result's cap: it cannot be paired whole"
+        )
+    found = findings(transitions, was, now, own)
+    return Pairing(before_file, transitions, proofs, discounted, not_whole, found)
+
+
+def _unexpanded(before: VerdictFile, head: VerdictFile) -> bool:
+    """A load failure of before stands for head tests that were not expanded onto it."""
+    stand_ins = {c.file for c in before.testcases if is_load_failure(c)}
+    known = {c.id for c in before.testcases}
+    return any(
+        c.file in stand_ins and c.id not in known and not is_load_failure(c) for c in head.testcases
+    )
