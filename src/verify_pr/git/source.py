@@ -94,6 +94,12 @@ def object_format(dirs: SourceDirs) -> str:
 
 def _read_regular(path: Path, limit: int) -> bytes | None:
     """The bytes of a regular file of at most ``limit`` bytes; None for anything else."""
+    found = _read_regular_stat(path, limit)
+    return None if found is None else found[0]
+
+
+def _read_regular_stat(path: Path, limit: int) -> tuple[bytes, os.stat_result] | None:
+    """:func:`_read_regular`, with the stat of the file it read."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
@@ -103,7 +109,7 @@ def _read_regular(path: Path, limit: int) -> bytes | None:
         if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
             return None
         with os.fdopen(os.dup(fd), "rb") as fh:
-            return fh.read(limit + 1)[:limit]
+            return fh.read(limit + 1)[:limit], info
     finally:
         os.close(fd)
 
@@ -168,10 +174,15 @@ def _kept_packed_refs(data: bytes) -> bytes:
 def copy_index(dirs: SourceDirs, shadow: Path) -> bool:
     """The work tree's index (and a split index's shared part) and ``info/exclude`` into the
     shadow, for ``git status``; False when there is no index to read."""
-    index = _read_regular(dirs.gitdir / "index", MAX_INDEX_BYTES)
-    if index is None:
+    found = _read_regular_stat(dirs.gitdir / "index", MAX_INDEX_BYTES)
+    if found is None:
         return False
+    index, info = found
     (shadow / "index").write_bytes(index)
+    # The copy keeps the index's mtime: git trusts an entry's stat data only when the file is
+    # older than the index ("racy git"), so a copy stamped now would hide an edit made in the
+    # same second as the commit, with the same size (git compares whole seconds).
+    os.utime(shadow / "index", ns=(info.st_atime_ns, info.st_mtime_ns))
     for shared in dirs.gitdir.glob("sharedindex.*"):
         data = _read_regular(shared, MAX_INDEX_BYTES)
         if data is not None and re.fullmatch(rf"sharedindex\.{_ID}", shared.name):

@@ -4,6 +4,7 @@ through it: real git repositories, and nothing of the source's config or hooks r
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from tests.git_helpers import arm, commit, git, init_repo
 from verify_pr.errors import InputRefused
 from verify_pr.git import hardened as hgit
+from verify_pr.git import source as src
 
 
 @pytest.fixture
@@ -186,3 +188,20 @@ def test_uncommitted_lists_modified_staged_and_untracked(
     git(path, "clone", "--quiet", "--bare", str(path), str(tmp_path / "bare.git"))
     with hgit.HardenedGit(tmp_path / "bare.git") as g:
         assert g.uncommitted() is None  # a bare repository has no work tree
+
+
+def test_the_copied_index_keeps_its_mtime_so_git_still_sees_racy_entries(
+    repo: tuple[Path, str, str], tmp_path: Path
+) -> None:
+    # git trusts an entry's stat data only when the file is older than the index; a copy
+    # stamped with the copy's time would hide a same-size edit made in the commit's second
+    # (seen as a flake under load). The copy must carry the source index's own mtime.
+    path, _, _ = repo
+    index = path / ".git" / "index"
+    stamp = 1_700_000_000_123_456_789
+    os.utime(index, ns=(stamp, stamp))
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    assert src.copy_index(src.locate(path), shadow)
+    assert (shadow / "index").read_bytes() == index.read_bytes()
+    assert (shadow / "index").stat().st_mtime_ns == stamp
