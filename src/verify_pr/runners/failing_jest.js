@@ -3,7 +3,8 @@
 // a test.failing whose body failed as a plain pass and drops the flag (jestAdapterInit), so
 // the report alone cannot tell it from a pass; reading the state catches a marker however the
 // test file spells it (destructured, aliased, across lines). Comment lines and indentation are
-// stripped before this is put on the command line; no single quote may appear in it.
+// stripped and the rest joined into one line for the command line: every statement ends
+// with a semicolon, and no single quote may appear.
 "use strict";
 const circus = require("jest-circus/runner");
 // the tests in jest-circus's own result order (makeTestResults: depth first, in order)

@@ -2,8 +2,9 @@
 // kept on the task) written on its assertion result as verifyPrFailing. vitest writes a
 // test.fails whose body failed as a plain pass, so the report alone cannot tell it from a
 // pass; the task's flag catches a marker however the test file spells it. It runs in vitest's
-// main process (the tests run in workers). Comment lines and indentation are stripped before
-// this is put on the command line; no single quote may appear in it.
+// main process (the tests run in workers). Comment lines and indentation are stripped and the
+// rest joined into one line for the command line: every statement ends with a semicolon,
+// and no single quote may appear.
 import { JsonReporter } from "vitest/reporters";
 // a file's tests in the order the JSON reporter lists them (getTests: depth first, in order)
 const testsOf = (task) => (task.type === "test" ? [task] : (task.tasks || []).flatMap(testsOf));

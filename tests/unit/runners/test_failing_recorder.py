@@ -30,7 +30,7 @@ GOOD = "/work/vpr-report-0123456789abcdef0123456789abcdef.json"
         (failing_recorder.vitest_install, "failing_vitest.mjs", failing_recorder.VITEST_REPORTER),
     ],
 )
-def test_the_install_writes_the_source_without_its_comments(
+def test_the_install_writes_the_source_on_one_line_without_its_comments(
     tmp_path: Path, install: Any, source: str, dest: str
 ) -> None:
     # our own shell line (no PR file involved), run by sh as the container's would
@@ -38,7 +38,8 @@ def test_the_install_writes_the_source_without_its_comments(
     subprocess.run(["/bin/sh", "-c", command], check=True, timeout=10)
     written = (tmp_path / "out").read_text()
     code = [line.strip() for line in (SOURCES / source).read_text().splitlines()]
-    assert written.splitlines() == [x for x in code if x and not x.startswith("//")]
+    assert written == " ".join(x for x in code if x and not x.startswith("//"))
+    assert "\n" not in written  # one line: verdict.json shows the command
     assert f"row.{RECORD_KEY} = " in written  # the key the parser reads
     assert "'" not in written
 
