@@ -60,7 +60,13 @@ def install(
 
 def installed(where: Path) -> bool:
     python = where / "venv" / "bin" / "python"
-    probe = [str(python), "-I", "-c", "import verify_pr.sandbox.cli, docker, pydantic"]
+    # the package data too: the sandbox's scripts, the jest/vitest recorders' sources
+    code = (
+        "import docker, pydantic; from verify_pr.sandbox import cli, policy; "
+        "from verify_pr.runners import failing_recorder as f; "
+        "policy._script('boot.sh'); f.jest_install(); f.vitest_install()"
+    )
+    probe = [str(python), "-I", "-c", code]
     return python.exists() and subprocess.run(probe, capture_output=True).returncode == 0
 
 

@@ -73,9 +73,11 @@ EXPECTED: dict[str, Expect] = {
     "vitest/timeout": Expect("NOT_PROVEN", None, "timed out"),
     # In the test image vite cannot bundle a JS config (/node_modules is read-only), so these
     # end with no report; on any layout the config keys are named as reasons.
-    # The config runs in vitest's process and rewrites the report at exit: a forged PASS that
-    # only the tamper reason exposes (the residual base-against-head with base's harness closes).
-    "vitest/forged": Expect("PASS", (2, 2, 0, 0, 0), "vitest.config.js"),
+    # The config runs in vitest's process and rewrites the report at exit. Its forged results
+    # lack the expected-failure recorder's flags, so no pass is trusted; a forger who writes
+    # them too (the key is no secret) still gets a PASS that only the tamper reason exposes
+    # (the residual base-against-head with base's harness closes).
+    "vitest/forged": Expect("NOT_PROVEN", (2, 2, 0, 0, 0), "expected failures not recorded"),
     # vitest 3.2 keeps the CLI's --outputFile.json over the config's: our path wins.
     "vitest/redirected": Expect("PASS", (1, 1, 0, 0, 0), "outputFile"),
     "bun/pass": Expect("PASS", (3, 3, 0, 0, 0)),

@@ -116,6 +116,9 @@ class RedFlag(StrEnum):
     TOTALS_MISMATCH = "declared totals disagree with testcases"
     NO_TESTCASES = "no testcases"
     NAMELESS_TESTCASE = "testcase without a name"  # pytest writes one on KeyboardInterrupt
+    # jest/vitest under verify-pr's command: a passing test without its expected-failure flag
+    # (the recorder did not run for it, or its record was removed): it may be a test.failing
+    FAILING_UNRECORDED = "expected failures not recorded"
 
 
 def make_test_id(file: str | None, classname: str | None, name: str) -> str:

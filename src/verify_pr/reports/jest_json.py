@@ -37,6 +37,9 @@ MAX_SUITES = 10_000
 MAX_TITLES = 64
 MAX_FAILURE_MESSAGES = 100
 LOAD_ERROR_NAME = "(test file failed to run)"
+# What verify-pr's recorders (runners/failing_recorder.py) write on each assertion result:
+# the test's test.failing / test.fails flag, read from the runner's own state.
+RECORD_KEY = "verifyPrFailing"
 # One value decoded whole (a result, a suite's message) may be as large as the report itself,
 # with this floor; it is the only part of the report in memory at a time.
 MIN_VALUE_CHARS = 1024 * 1024
@@ -70,6 +73,7 @@ class _Assertion(_Read):
     duration: Seconds | None = None  # milliseconds, despite the name
     failureMessages: Annotated[list[str], Field(max_length=MAX_FAILURE_MESSAGES)] = []
     location: _Location | None = None
+    verifyPrFailing: bool | None = None  # RECORD_KEY: strictly a bool when present
 
 
 class _Suite(_Read):
@@ -107,22 +111,29 @@ def parse_jest_json(
     dialect: JsonDialect = JsonDialect.JEST,
     tree_root: str = DEFAULT_TREE_ROOT,
     max_testcases: int = MAX_TESTCASES,
+    recorded: bool = False,
 ) -> TestReport:
     """Parse a jest or vitest JSON report (bytes, or a file streamed in chunks); ReportError
     on anything we cannot vouch for. ``max_testcases`` lowers the cap on test results (tests
-    drive its edge with a small one); it can never raise it above the report model's."""
+    drive its edge with a small one); it can never raise it above the report model's.
+
+    A passing result whose :data:`RECORD_KEY` is true is an expected failure. ``recorded``:
+    the report comes from verify-pr's own command, whose recorder writes the key on every
+    result; a passing one without it is then a red flag (never trusted as a pass)."""
     if not 0 < max_testcases <= MAX_TESTCASES:
         raise ValueError(f"max_testcases must be 1..{MAX_TESTCASES}, not {max_testcases}")
     what = f"{dialect} JSON report"
     with open_report(data, what) as (stream, size):
         json = JsonStream(stream, what, max(MIN_VALUE_CHARS, size))
-        walk = _Walk(json, what, tree_root, max_testcases)
+        walk = _Walk(json, what, tree_root, max_testcases, recorded)
         report = walk.document()
     if dialect is JsonDialect.JEST and (
         report.numRuntimeErrorTestSuites is None or report.wasInterrupted is None
     ):
         raise ReportError(f"{what}: numRuntimeErrorTestSuites or wasInterrupted is missing")
     walk.flags.extend(_summary_flags(report, walk.cases, walk.assertions))
+    if walk.unrecorded:
+        walk.flags.append(RedFlag.FAILING_UNRECORDED)
     return TestReport.build(
         format=ReportFormat.JEST_JSON if dialect is JsonDialect.JEST else ReportFormat.VITEST_JSON,
         testcases=walk.cases,
@@ -135,11 +146,15 @@ class _Walk:
     """The report read key by key: suites and their results one at a time, so memory holds
     one suite's results, never the document."""
 
-    def __init__(self, json: JsonStream, what: str, tree_root: str, max_testcases: int) -> None:
+    def __init__(
+        self, json: JsonStream, what: str, tree_root: str, max_testcases: int, recorded: bool
+    ) -> None:
         self.json = json
         self.what = what
         self.tree_root = tree_root
         self.max_testcases = max_testcases
+        self.recorded = recorded
+        self.unrecorded = 0  # passing results without the recorder's flag
         self.cases: list[TestCase] = []
         self.flags: list[RedFlag] = []
         self.assertions = 0
@@ -178,7 +193,13 @@ class _Walk:
         if results is None:
             raise ReportError(f"{self.what}: a suite has no assertionResults")
         suite = _validated(_Suite, fields, self.what, f"testResults.{self.suites - 1}")
-        self.cases.extend(_suite_cases(suite, results, self.tree_root, self.flags))
+        cases = _suite_cases(suite, results, self.tree_root, self.flags)
+        if self.recorded:
+            self.unrecorded += sum(
+                a.verifyPrFailing is None and c.status is TestStatus.PASSED
+                for a, c in zip(results, cases, strict=False)
+            )
+        self.cases.extend(cases)
 
     def results(self) -> Iterator[_Assertion]:
         at = f"testResults.{self.suites - 1}.assertionResults"
@@ -225,6 +246,9 @@ def _assertion_case(a: _Assertion, file: str | None) -> TestCase:
         # A failure message is failure evidence whatever the status says: a todo, pending,
         # skipped (or passed) case that carries one counts as failed.
         status = TestStatus.FAILED
+    elif status is TestStatus.PASSED and a.verifyPrFailing:
+        # test.failing / test.fails whose body failed: the runner's pass, never ours
+        status = TestStatus.EXPECTED_FAILURE
     return TestCase.build(
         name=a.title,
         classname=" > ".join(a.ancestorTitles) or None,

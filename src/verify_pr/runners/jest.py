@@ -11,7 +11,7 @@ from verify_pr.contract import RunnerName
 from verify_pr.models.report import ReportFormat, TestReport
 from verify_pr.reports._common import DEFAULT_TREE_ROOT, ReportSource
 from verify_pr.reports.jest_json import JsonDialect, parse_jest_json
-from verify_pr.runners import _files, config_code
+from verify_pr.runners import _files, config_code, failing_recorder
 from verify_pr.runners._scripts import runners_in_test_script
 from verify_pr.runners.base import Detection, Evidence, validate_report_path
 
@@ -49,11 +49,16 @@ class JestRunner:
 
     def command(self, report_path: str) -> str:
         path = validate_report_path(report_path)
-        # --ci: no snapshot writing; --testLocationInResults: line numbers in the JSON
-        return f"jest --ci --json --outputFile={path} --testLocationInResults"
+        # --ci: no snapshot writing; --testLocationInResults: line numbers in the JSON; run
+        # through the recorder of each test's `failing` flag (failing_recorder)
+        return failing_recorder.with_jest_recorder(
+            f"jest --ci --json --outputFile={path} --testLocationInResults"
+        )
 
     def parse(self, report_bytes: ReportSource) -> TestReport:
-        return parse_jest_json(report_bytes, dialect=JsonDialect.JEST, tree_root=self.tree_root)
+        return parse_jest_json(
+            report_bytes, dialect=JsonDialect.JEST, tree_root=self.tree_root, recorded=True
+        )
 
     def tamper_signals(self, tree: Path) -> list[str]:
         signals: list[str] = []

@@ -17,7 +17,7 @@ from verify_pr.contract import RunnerName
 from verify_pr.models.report import ReportFormat, TestReport
 from verify_pr.reports._common import DEFAULT_TREE_ROOT, ReportSource
 from verify_pr.reports.jest_json import JsonDialect, parse_jest_json
-from verify_pr.runners import _files, config_code
+from verify_pr.runners import _files, config_code, failing_recorder
 from verify_pr.runners._scripts import runners_in_test_script
 from verify_pr.runners.base import Detection, Evidence, validate_report_path
 from verify_pr.runners.vitest_configs import VITE_CONFIGS, VITEST_CONFIGS
@@ -57,8 +57,9 @@ class VitestRunner:
 
     def command(self, report_path: str) -> str:
         path = validate_report_path(report_path)
-        # default reporter too, so the run's log stays readable for the maintainer
-        return (
+        # default reporter too, so the run's log stays readable for the maintainer; the JSON
+        # one becomes the recorder of each test's `fails` flag (failing_recorder)
+        return failing_recorder.with_vitest_recorder(
             # --configLoader runner: vite bundles a config into node_modules/.vite-temp by
             # default, which the read-only root refuses (vitest >= 3.1)
             "vitest run --configLoader runner --reporter=default --reporter=json "
@@ -66,7 +67,9 @@ class VitestRunner:
         )
 
     def parse(self, report_bytes: ReportSource) -> TestReport:
-        return parse_jest_json(report_bytes, dialect=JsonDialect.VITEST, tree_root=self.tree_root)
+        return parse_jest_json(
+            report_bytes, dialect=JsonDialect.VITEST, tree_root=self.tree_root, recorded=True
+        )
 
     def tamper_signals(self, tree: Path) -> list[str]:
         signals: list[str] = []

@@ -1,12 +1,17 @@
-"""Tests marked to fail, where the report cannot say so: jest's and bun's ``test.failing`` and
-vitest's ``test.fails`` are written as plain passes when their body fails (seen in jest 29,
-vitest 3 and bun 1.x), and so is pytest's non-strict XPASS when pytest runs under the caller's
-own command (verify-pr's own pytest command marks it in the report). Each passing testcase's
-own line in the tree is read, as data (for a Python test, with the decorators above it), and a
-test declared there with such a marker becomes an expected failure: never a pass.
+"""Tests marked to fail, read from their lines: the second signal beside the runner's own.
 
-This reads what an honest suite declares; a suite that hides the marker (an alias, a computed
-name) can also rewrite its report, since the PR's code runs inside its own test process.
+jest's and bun's ``test.failing`` and vitest's ``test.fails`` are written as plain passes when
+their body fails (seen in jest 29, vitest 3 and bun 1.x), and so is pytest's non-strict XPASS
+when pytest runs under the caller's own command. Under verify-pr's own commands the runner says
+it itself: pytest's bootstrap marks xfails in the report, and jest's and vitest's recorders
+(``runners/failing_recorder.py``) write each test's flag from the runner's state, which no
+spelling of the marker hides. bun exposes no such flag: this reader is all it has.
+
+Each passing testcase's own line in the tree is read, as data (for a Python test, with the
+decorators above it), and a test declared there with such a marker becomes an expected
+failure: never a pass. It only adds expected failures to what the report says (a union), so a
+record forged to ``false`` cannot take back what the line declares; a marker hidden from the
+line (destructured, aliased, split across lines) is the recorders' to catch.
 """
 
 from __future__ import annotations

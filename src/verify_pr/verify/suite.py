@@ -170,7 +170,8 @@ def run_suite(
         except ReportError as exc:
             report_error = exc.diagnostics()
     if report is not None and plan.parse_name != RunnerName.PYTEST:
-        # pytest's report says it itself (the bootstrap's property); the others cannot
+        # pytest's report says it itself (the bootstrap's property); jest's and vitest's do
+        # through our recorders, and the lines are read as well (a union); bun's cannot
         report = expected_failures.mark(report, tree)
     tamper = tamper_signals(tree, plan, run.output)
     missing = _missing_modules(tree, plan, run, report)

@@ -13,6 +13,12 @@ from verify_pr.errors import InputRefused
 from verify_pr.runners.base import validate_report_path
 from verify_pr.runners.bun import BunRunner
 from verify_pr.runners.detect import all_runners
+from verify_pr.runners.failing_recorder import (
+    jest_install,
+    vitest_install,
+    with_jest_recorder,
+    with_vitest_recorder,
+)
 from verify_pr.runners.jest import JestRunner
 from verify_pr.runners.pytest import PYTEST_MAIN, PYTHON, PytestRunner
 from verify_pr.runners.vitest import VitestRunner
@@ -68,11 +74,13 @@ def test_exact_commands() -> None:
     )
     assert PYTHON == "python3 -P -s -B -X pycache_prefix=/tmp/vpr-pycache"
     assert JestRunner().command(GOOD) == (
-        f"jest --ci --json --outputFile={GOOD} --testLocationInResults"
+        f"{jest_install()} && jest --ci --json --outputFile={GOOD} --testLocationInResults "
+        "--testRunner=/tmp/verify-pr-jest-runner.js"
     )
     assert VitestRunner().command(GOOD) == (
-        "vitest run --configLoader runner --reporter=default --reporter=json "
-        f"--outputFile.json={GOOD} --includeTaskLocation"
+        f"{vitest_install()} && vitest run --configLoader runner --reporter=default "
+        """--reporter='data:text/javascript,export{default}from"file:///tmp/verify-pr-vitest-"""
+        f"""reporter.mjs"' --outputFile.json={GOOD} --includeTaskLocation"""
     )
     assert BunRunner().command(GOOD) == f"bun test --reporter=junit --reporter-outfile={GOOD}"
 
@@ -96,8 +104,12 @@ def test_fixture_generator_runs_the_same_commands() -> None:
     by_name = {r.name: r for r in all_runners()}
     mains = [job for job in gen.JOBS if not job.variant]
     assert {job.runner for job in mains} == set(by_name)
+    # the generator runs on a host where /tmp resolves no runner package: it runs verify-pr's
+    # commands without the expected-failure recorder (test_failing_recorder runs it for real)
+    recorder = {"jest": with_jest_recorder, "vitest": with_vitest_recorder}
     for job in mains:
-        assert by_name[job.runner].command(GOOD) == job.command.format(report=GOOD)
+        add = recorder.get(job.runner, lambda command: command)
+        assert by_name[job.runner].command(GOOD) == add(job.command.format(report=GOOD))
 
 
 @pytest.mark.parametrize("runner", all_runners(), ids=lambda r: r.name)
