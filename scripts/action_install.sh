@@ -76,12 +76,28 @@ uv=("$bootstrap/uv" pip install --no-config --no-cache --system-certs --quiet)
 uv+=(--python "$venv/bin/python")
 "${uv[@]}" --require-hashes --only-binary :all: --no-deps --compile-bytecode \
   -r "$root/requirements/action.txt"
-# The package: the files a wheel would hold, copied (no __pycache__ or stray file from the
-# action's folder), then compiled as uv compiled the dependencies.
+# The package: the files a wheel would hold (its modules and what pyproject's package-data
+# names, read from pyproject.toml itself: one place for that list), regular files only, copied
+# without any __pycache__ or stray file of the action's folder; then compiled, as uv compiled
+# the dependencies.
 site=$("$venv/bin/python" -I -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
-(cd "$root/src" && find verify_pr -type f \( -name '*.py' -o -name py.typed \
-  -o -path 'verify_pr/sandbox/*.sh' -o -path 'verify_pr/sandbox/*.json' \) -print0 |
-  xargs -0 cp --parents -t "$site")
+"$venv/bin/python" -I -c '
+import os, shutil, sys, tomllib
+from pathlib import Path
+root, site = Path(sys.argv[1]), Path(sys.argv[2])
+with open(root / "pyproject.toml", "rb") as f:
+    data = tomllib.load(f)["tool"]["setuptools"]["package-data"]["verify_pr"]
+src = root / "src"
+package = src / "verify_pr"
+files = {p for p in package.rglob("*.py") if "__pycache__" not in p.parts}
+files |= {p for pattern in data for p in package.glob(pattern)}
+for path in sorted(files):
+    if path.is_symlink() or not path.is_file():
+        sys.exit(f"verify-pr: {path} is not a regular file")
+    dest = site / path.relative_to(src)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(path, dest)
+' "$root" "$site"
 "$venv/bin/python" -I -m compileall -q "$site/verify_pr"
 rm -rf "$bootstrap"
 echo "verify-pr: installed into $venv"
