@@ -74,8 +74,15 @@ def test_every_verdict_has_its_own_code_and_the_inverse_is_derived() -> None:
     for verdict, code in exit_codes.run_exit_codes().items():
         assert code.name == verdict.name and exit_codes.run_verdicts()[code] is verdict
     for c_verdict, c_code in exit_codes.compare_exit_codes().items():
-        assert c_code.name == c_verdict.name
-        assert exit_codes.compare_verdicts()[c_code] is c_verdict
+        assert CompareExit[c_verdict.name] is c_code  # by name (NOTHING_TO_PROVE: an alias)
+        assert c_verdict in exit_codes.compare_verdicts()[c_code]
+    # the one code two verdicts share: both are clean, and the result file says which
+    assert exit_codes.compare_verdicts()[0] == {
+        CompareVerdict.VERIFIED,
+        CompareVerdict.NOTHING_TO_PROVE,
+    }
+    assert CompareExit.NOTHING_TO_PROVE is CompareExit.VERIFIED
+    assert all(len(v) == 1 for c, v in exit_codes.compare_verdicts().items() if c != 0)
     verdict_codes = set(exit_codes.run_verdicts()) | set(exit_codes.compare_verdicts())
     assert not verdict_codes & {RunExit.REFUSED, RunExit.CRASHED}
     assert len(exit_codes.run_verdicts()) == len(Verdict)  # no two verdicts share a code

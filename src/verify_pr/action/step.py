@@ -137,7 +137,7 @@ def _run_compare(
         compare_verdicts(),
     )
     result = _read(out / COMPARE_RESULT_FILE, CompareResult)
-    if result.verdict is not compare_verdicts()[code]:
+    if result.verdict not in compare_verdicts()[code]:
         raise Crashed(f"verify-pr compare exited {code} but wrote verdict {result.verdict.value}")
     for side in COMPARE_SIDES:
         output = out / side / OUTPUT_FILE

@@ -34,6 +34,7 @@ from verify_pr.models.report import (
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.transitions import classify, count
 from verify_pr.models.verdict import REASON_MAX_CHARS, Verdict, VerdictFile
+from verify_pr.verify import nothing
 from verify_pr.verify.suite import SuiteOutcome
 from verify_pr.verify.testcases import (
     expand_load_failures,
@@ -313,6 +314,7 @@ def decide(
         statuses(ev.base_own.verdict) if ev.base_own else {},
     )
     f2p = pairing.proofs
+    no_fix = None  # the one reason a clean comparison of a PR that fixes nothing has
     if not transitions:
         reasons.append("zero tests on both sides: nothing to compare")
     elif not f2p and pairing.discounted:
@@ -322,10 +324,11 @@ def decide(
             f"and pass on head, but none in its own right ({first[:150]}: {why})"
         )
     elif not f2p:
-        reasons.append(
+        no_fix = (
             "no test fails on base's code and passes on head: "
             "the suite does not show what the PR fixes"
         )
+        reasons.append(no_fix)
     rules = (
         (
             found.test_changed,
@@ -352,6 +355,12 @@ def decide(
             "the PR adds expected-failure markers (pytest xfail, jest test.failing, vitest "
             f"test.fails, todo), which turn a failure into a pass, in: {_ids(ev.markers)}"
         )
+    if no_fix is not None and reasons == [no_fix]:  # clean: did the PR break nothing?
+        was, now = base.outcome.verdict, head.outcome.verdict
+        gaps = nothing.gaps(was, now, harness_changed, own is not None, ev.mixed, ev.late_tests)
+        if not gaps:
+            return Decision(CompareVerdict.NOTHING_TO_PROVE, [nothing.reason(was, now)])
+        reasons += gaps
     if reasons:
         return Decision(CompareVerdict.NOT_PROVEN, reasons)
     rerun = (
