@@ -45,7 +45,7 @@ def test_a_clean_pr_that_fixes_nothing_has_nothing_to_prove() -> None:
     assert reason.startswith("no test goes from failing to passing, and nothing that passed")
     assert "2 test(s) pass on base's code and on head" in reason
     assert compare_exit_codes()[result.verdict] is CompareExit.NOTHING_TO_PROVE
-    assert CompareExit.NOTHING_TO_PROVE == 0
+    assert CompareExit.NOTHING_TO_PROVE.value == 0
     assert compare_problems(result, HEAD_SHA) == []  # the publish side agrees
 
 
