@@ -67,11 +67,11 @@ def compare_meaning(verdict: CompareVerdict) -> str:
             )
         case CompareVerdict.NOTHING_TO_PROVE:
             return (
-                f"nothing to prove: {NOTHING_TO_PROVE_CLAUSE}. Every test that passes on base's "
-                "code passes on the PR's code, none was removed, skipped or marked expected to fail, the PR "
-                "changes no test or harness file of base, and every run completed with a clean "
-                "report. This proves no fix, and the PR's code still ran inside its own test "
-                "process"
+                f"nothing to prove: {NOTHING_TO_PROVE_CLAUSE}. Every test that passes on "
+                "base's code passes on the PR's code, none was removed, skipped or marked "
+                "expected to fail, the PR changes no test or harness file of base, and every "
+                "run completed with a clean report. This proves no fix, and the PR's code "
+                "still ran inside its own test process"
             )
         case CompareVerdict.NOT_PROVEN:
             return "base against head does not show that the PR works"
