@@ -129,6 +129,8 @@ class Evidence:
     # before run holds the PR's tests, so its signals cannot tell); None: the before run's
     base_tamper: tuple[str, ...] | None = None
     late_tests: tuple[str, ...] = ()  # code by base's rule, tests by the runs: moved over
+    tested_paths: tuple[str, ...] = ()  # paths of base the PR changes that a run placed tests in
+    others: tuple[str, ...] = ()  # the changed paths that are neither test nor code
 
 
 @dataclass(frozen=True)
@@ -357,7 +359,8 @@ def decide(
         )
     if no_fix is not None and reasons == [no_fix]:  # clean: did the PR break nothing?
         was, now = base.outcome.verdict, head.outcome.verdict
-        gaps = nothing.gaps(was, now, harness_changed, own is not None, ev.mixed, ev.late_tests)
+        with_tests = (*ev.mixed, *ev.late_tests, *ev.tested_paths)
+        gaps = nothing.gaps(was, now, harness_changed, own is not None, with_tests, ev.others)
         if not gaps:
             return Decision(CompareVerdict.NOTHING_TO_PROVE, [nothing.reason(was, now)])
         reasons += gaps

@@ -15,8 +15,11 @@ break behind a suite that passes on both sides:
   beside the tests). A test weakened together with the code it tests passes on both sides;
 - the PR changes no harness file, even with strict harness (head's tests then ran with base's
   harness: what the PR changed there was never run);
-- no code file the PR changes holds tests, and no path base's rule called code turned out to
-  hold tests (a doctest rewritten with its code is a weakened test).
+- no file of base the PR changes holds tests (a doctest rewritten with its code, a doctest
+  text file), and no path base's rule called code turned out to hold tests;
+- every changed file that is neither test nor code is documentation (by suffix: a data or
+  configuration file the tests read runs in the PR's version on both sides, so a weakened
+  tolerance or list of cases would pass on both).
 
 New test modules are allowed: their tests ran on both sides. The PR's code still runs inside
 its own test process, as for VERIFIED: a PR that forges its own results is not caught.
@@ -25,11 +28,16 @@ its own test process, as for VERIFIED: a PR that forges its own results is not c
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import PurePosixPath
 
 from verify_pr.models.report import TestStatus
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.verify.testcases import statuses
 
+# The changed files that are neither test nor code run in the PR's version on both sides, so a
+# test that reads one (a tolerance, a list of cases) is weakened on both; only documentation,
+# which no test is expected to read, is let through (a doctest in it is a placed test).
+DOC_SUFFIXES = (".md", ".markdown", ".rst", ".adoc")
 REASON = (
     "no test goes from failing to passing, and nothing that passed broke: {passed} test(s) "
     "pass on base's code and on head, none regressed, none was removed, skipped or marked "
@@ -48,11 +56,13 @@ def gaps(
     head: VerdictFile,
     harness_changed: Sequence[str],
     base_own_ran: bool,
-    mixed: Sequence[str] = (),
-    late_tests: Sequence[str] = (),
+    with_tests: Sequence[str] = (),
+    others: Sequence[str] = (),
 ) -> list[str]:
     """Why "broke nothing" cannot be claimed (empty: NOTHING TO PROVE). ``before``: base's
-    code with the PR's tests, load failures expanded, as paired with ``head``."""
+    code with the PR's tests, load failures expanded, as paired with ``head``; ``with_tests``:
+    paths the PR changes that hold tests and are not new test modules; ``others``: the
+    changed paths that are neither test nor code."""
     was, now = statuses(before), statuses(head)
     found = []
     if before.verdict is not Verdict.PASS or head.verdict is not Verdict.PASS:
@@ -76,11 +86,18 @@ def gaps(
             f"the PR changes {len(harness_changed)} harness file(s) ({_shown(harness_changed)}): "
             "the suite cannot show that it broke nothing"
         )
-    if mixed:
-        found.append(f"code the PR changes holds tests: {_shown(mixed)}")
-    if late_tests:
+    held = sorted(set(with_tests))
+    if held:
         found.append(
-            f"paths the PR changes that base's rule calls code hold tests: {_shown(late_tests)}"
+            f"the PR changes files that hold tests ({_shown(held)}): tests changed with the "
+            "code cannot show that it broke nothing"
+        )
+    read = [p for p in others if PurePosixPath(p).suffix.lower() not in DOC_SUFFIXES]
+    if read:
+        found.append(
+            f"the PR changes {len(read)} file(s) that are neither test nor code ({_shown(read)}), "
+            "which the tests may read (data, configuration) in the PR's version on both sides: "
+            f"only documentation ({', '.join(DOC_SUFFIXES)}) leaves nothing to prove"
         )
     return found
 

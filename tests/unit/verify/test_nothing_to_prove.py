@@ -49,6 +49,12 @@ def test_a_clean_pr_that_fixes_nothing_has_nothing_to_prove() -> None:
     assert compare_problems(result, HEAD_SHA) == []  # the publish side agrees
 
 
+def test_documentation_changes_are_clean() -> None:
+    others = ("README.md", "docs/guide.rst", "docs/api.markdown", "NOTES.adoc")
+    result = _build(outcome(CLEAN), outcome(CLEAN), evidence={"others": others})
+    assert result.verdict is CompareVerdict.NOTHING_TO_PROVE, result.reasons
+
+
 def test_new_tests_that_pass_on_both_sides_and_tests_skipped_on_both_are_clean() -> None:
     """A PR may add tests (they ran on both sides) and leave base's skips as they were."""
     both = {**CLEAN, "t_new": P, "t_skip": S, "t_xfail": X}
@@ -70,8 +76,13 @@ def test_new_tests_that_pass_on_both_sides_and_tests_skipped_on_both_are_clean()
         # the PR changed a test of base (base's own run was needed): the weakened-test attack
         (CLEAN, CLEAN, {"base_own": outcome(CLEAN)}, "changes test paths of base"),
         (CLEAN, CLEAN, {"markers": ("tests/test_m.py",)}, "expected-failure markers"),
-        (CLEAN, CLEAN, {"mixed": ("calc.py",)}, "code the PR changes holds tests"),
-        (CLEAN, CLEAN, {"late_tests": ("src/checks.py",)}, "base's rule calls code hold"),
+        # a doctest rewritten with its code, a doctest text file rewritten, a moved test
+        (CLEAN, CLEAN, {"mixed": ("calc.py",)}, "files that hold tests (calc.py)"),
+        (CLEAN, CLEAN, {"tested_paths": ("README.md",)}, "files that hold tests (README.md)"),
+        (CLEAN, CLEAN, {"late_tests": ("src/checks.py",)}, "files that hold tests (src/checks"),
+        # data the tests may read, in the PR's version on both sides (a weakened tolerance)
+        (CLEAN, CLEAN, {"others": ("README.md", "data/tol.json")}, "neither test nor code"),
+        (CLEAN, CLEAN, {"others": ("CHANGES.txt",)}, "(CHANGES.txt)"),
         (CLEAN, CLEAN, {"harness_notes": ("a submodule is empty",)}, "a submodule is empty"),
         (CLEAN, CLEAN, {"refusal": "head does not merge cleanly"}, "merge cleanly"),
     ],
