@@ -2,8 +2,9 @@
 
 "Refused", "blocked", "the check failed" and "crashed" never share a code. A crash (an error
 the code did not expect, or ``errors.Crashed``) says nothing about the PR, like BLOCKED, but is
-a bug of verify-pr, so it has a code of its own everywhere: 5. 0 is each entry point's success,
-1 FAIL, 2 refused, 3 BLOCKED, 4 NOT PROVEN, 6 (publish only) no check could be posted.
+a bug of verify-pr, so it has a code of its own everywhere: 5. 0 is each entry point's success
+(for compare: VERIFIED or NOTHING TO PROVE), 1 FAIL, 2 refused, 3 BLOCKED, 4 NOT PROVEN, 6
+(publish only) no check could be posted.
 
 The verify step (``python -m verify_pr.action``) exits 0 once a verdict is written, whatever
 it is (the action's last step turns it into the job's result), BLOCKED when the test image
@@ -50,9 +51,14 @@ class RunExit(IntEnum):
 
 
 class CompareExit(IntEnum):
-    """verify-pr compare: the verdict's code (a member per ``CompareVerdict``), or none."""
+    """verify-pr compare: the verdict's code (a member per ``CompareVerdict``), or none.
+
+    NOTHING_TO_PROVE is an alias of VERIFIED's 0: a clean comparison of a PR that fixes nothing
+    is no failure, so it must not fail a script that runs compare; which of the two it was is
+    in verify-pr-result.json (the only code two verdicts share)."""
 
     VERIFIED = 0
+    NOTHING_TO_PROVE = 0
     REFUSED = 2
     BLOCKED = 3
     NOT_PROVEN = 4
@@ -113,9 +119,13 @@ def run_verdicts() -> Mapping[int, Verdict]:
 
 
 @cache
-def compare_verdicts() -> Mapping[int, CompareVerdict]:
-    """The verdict a verify-pr compare exit code stands for."""
-    return MappingProxyType({code: verdict for verdict, code in compare_exit_codes().items()})
+def compare_verdicts() -> Mapping[int, frozenset[CompareVerdict]]:
+    """The verdicts a verify-pr compare exit code stands for (0: VERIFIED or NOTHING TO PROVE;
+    every other code one verdict); no entry: the code is no verdict's."""
+    found: dict[int, set[CompareVerdict]] = {}
+    for verdict, code in compare_exit_codes().items():
+        found.setdefault(code, set()).add(verdict)
+    return MappingProxyType({code: frozenset(verdicts) for code, verdicts in found.items()})
 
 
 def report_crash(program: str, exc: BaseException, stream: TextIO | None = None) -> int:

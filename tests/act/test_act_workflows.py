@@ -178,19 +178,63 @@ def test_compare_mode_verified_to_a_success_check(
     assert check["output"]["title"] == "VERIFIED"
 
 
-def test_compare_mode_not_proven_when_the_pr_fixes_nothing(
-    tmp_path: Path, webhook_payload: Callable[..., dict[str, Any]]
+def test_compare_mode_docs_only_pr_has_nothing_to_prove_and_a_green_job(
+    tmp_path: Path, github_fake: FakeGitHub, webhook_payload: Callable[..., dict[str, Any]]
 ) -> None:
+    """Issue 23.4: a PR that fixes nothing and breaks nothing no longer turns the job red."""
     require_docker(PYTHON_IMAGE)
-    result, _ = verify(
+    result, head = verify(
         tmp_path,
         webhook_payload,
         docs_workflow("verify-pr-compare.yml"),
         {"calc.py": FIXED, "test_calc.py": TESTS},
-        {"README": "docs only\n"},
+        {"README.md": "docs only\n"},
+    )
+    assert result.job_succeeded, result.log
+    assert "verify-pr: NOTHING_TO_PROVE" in result.log
+    uploaded = result.artifacts / ARTIFACT
+    verdict = json.loads((uploaded / "verify-pr-result.json").read_text())
+    assert verdict["verdict"] == "NOTHING_TO_PROVE"
+    check = publish(tmp_path, webhook_payload, github_fake, uploaded, head, ["README.md"])
+    assert check["conclusion"] == "success", check["output"]
+    assert check["output"]["title"] == (
+        "NOTHING TO PROVE: no test goes from failing to passing; nothing that passed broke"
+    )
+
+
+@pytest.mark.parametrize(
+    ("fail_on", "head", "verdict"),
+    [
+        # a maintainer who requires a proof: the docs-only PR turns the job red
+        (
+            "FAIL,NOT_PROVEN,BLOCKED,NOTHING_TO_PROVE",
+            {"README.md": "docs only\n"},
+            "NOTHING_TO_PROVE",
+        ),
+        # the default: a regression is NOT PROVEN, and the job is red
+        (None, {"calc.py": BUGGY}, "NOT_PROVEN"),
+    ],
+)
+def test_compare_mode_fail_on_turns_the_job_red(
+    tmp_path: Path,
+    webhook_payload: Callable[..., dict[str, Any]],
+    fail_on: str | None,
+    head: dict[str, str | None],
+    verdict: str,
+) -> None:
+    require_docker(PYTHON_IMAGE)
+    workflow = docs_workflow("verify-pr-compare.yml")
+    if fail_on is not None:
+        anchor = '          strict-harness: "true"\n'
+        assert anchor in workflow
+        workflow = workflow.replace(anchor, f'{anchor}          fail-on: "{fail_on}"\n')
+    result, _ = verify(
+        tmp_path, webhook_payload, workflow, {"calc.py": FIXED, "test_calc.py": TESTS}, head
     )
     assert not result.job_succeeded, result.log
-    assert "verdict NOT_PROVEN" in result.log
+    assert f"verdict {verdict} fails the job (input fail-on" in result.log
+    uploaded = result.artifacts / ARTIFACT  # the result is uploaded all the same
+    assert json.loads((uploaded / "verify-pr-result.json").read_text())["verdict"] == verdict
 
 
 @pytest.mark.parametrize(

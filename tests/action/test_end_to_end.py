@@ -87,6 +87,7 @@ def test_pr_files_to_check_run(
     result_dir = outputs.pop("result-dir")
     assert outputs == {
         "verdict": "PASS",
+        "fails-job": "false",
         "status": "COMPLETED",
         "total": "2",
         "passed": "2",
@@ -222,6 +223,7 @@ def test_compare_pr_to_check_run(
     result_dir = outputs.pop("result-dir")
     assert outputs == {
         "verdict": "VERIFIED",
+        "fails-job": "false",
         "status": "COMPLETED",
         "total": "2",
         "passed": "2",

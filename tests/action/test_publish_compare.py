@@ -34,7 +34,7 @@ from verify_pr.contract import COMPARE_RESULT_FILE
 from verify_pr.models.compare import CompareVerdict
 from verify_pr.models.report import TestStatus, Totals
 from verify_pr.models.sandbox import RunStatus
-from verify_pr.models.verdict import Verdict
+from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.publish import main as publish_main
 from verify_pr.publish.checks import Conclusion
 
@@ -83,12 +83,76 @@ def test_compare_conclusion_table(verdict: CompareVerdict, trusted: bool) -> Non
     trust = publish_main.Trust([] if trusted else ["forged"])
     expected = {
         CompareVerdict.VERIFIED: Conclusion.SUCCESS,
+        CompareVerdict.NOTHING_TO_PROVE: Conclusion.SUCCESS,
         CompareVerdict.NOT_PROVEN: Conclusion.NEUTRAL,
         CompareVerdict.BLOCKED: Conclusion.ACTION_REQUIRED,
     }[verdict]
     got = publish_main.conclude_compare(verdict, trust)
     assert got == (expected if trusted else Conclusion.ACTION_REQUIRED)
     assert publish_main.conclude_compare(None, trust) == Conclusion.ACTION_REQUIRED
+
+
+def _clean(*extra: TestStatus) -> VerdictFile:
+    """A run in which every test passes (``extra``: more tests, by status)."""
+    cases = [case(TestStatus.PASSED, name="test_ok")]
+    cases += [case(status, name=f"test_{i}") for i, status in enumerate(extra)]
+    failing = any(s in (TestStatus.FAILED, TestStatus.ERROR) for s in extra)
+    return verdict_file(Verdict.FAIL if failing else Verdict.PASS, tuple(cases))
+
+
+def _nothing(base: VerdictFile, head: VerdictFile, **update: Any) -> bytes:
+    result = compare_result(base, head, CompareVerdict.NOTHING_TO_PROVE, ("nothing to prove",))
+    return compare_artifact(result.model_copy(update=update))
+
+
+def test_trusted_nothing_to_prove_is_success_and_says_it_proves_no_fix(publish: Publish) -> None:
+    check = publish(_nothing(_clean(), _clean()))
+    assert check["conclusion"] == "success", check["output"]["summary"]
+    title = check["output"]["title"]
+    assert title == (
+        "NOTHING TO PROVE: no test goes from failing to passing; nothing that passed broke"
+    )
+    summary = check["output"]["summary"]
+    assert "Verdict: NOTHING TO PROVE (base against head)" in summary
+    assert "it is not VERIFIED: the PR proves no fix" in summary
+    assert "VERIFIED" not in title and "NOT TRUSTED" not in summary
+
+
+@pytest.mark.parametrize(
+    ("base", "head", "update", "why"),
+    [
+        # a test that passed on base fails on head, under a claim that nothing broke
+        (_clean(TestStatus.PASSED), _clean(TestStatus.FAILED), {}, "a test regressed"),
+        (
+            _clean(TestStatus.FAILED),
+            _clean(TestStatus.PASSED),
+            {},
+            "a test fails on base and passes",
+        ),
+        (_clean(TestStatus.PASSED), _clean(), {}, "a test was removed"),
+        (_clean(TestStatus.PASSED), _clean(TestStatus.SKIPPED), {}, "of base are skipped on head"),
+        (
+            _clean(TestStatus.FAILED),
+            _clean(TestStatus.FAILED),
+            {},
+            "suite does not pass on both sides",
+        ),
+        (_clean(), _clean(), {"harness_files_changed": ("conftest.py",)}, "harness files"),
+        (_clean(), _clean(), {"base_own": _clean()}, "base's own run was needed"),
+        (
+            _clean(),
+            _clean(),
+            {"expected_failure_markers": ("t.py",)},
+            "adds expected-failure markers",
+        ),
+    ],
+)
+def test_a_forged_nothing_to_prove_is_refused(
+    publish: Publish, base: VerdictFile, head: VerdictFile, update: dict[str, Any], why: str
+) -> None:
+    check = publish(_nothing(base, head, **update))
+    _refused(check, "claims NOTHING_TO_PROVE although")
+    assert why in check["output"]["summary"].replace("\\", "")
 
 
 @pytest.mark.parametrize("changed", [WORKFLOW_PATH, ".github/x.yml", "action.yml"])

@@ -28,6 +28,7 @@ from verify_pr.publish.summary import render as render_check
 from verify_pr.publish.trust import Trust
 from verify_pr.render.job_summary import compare_job_summary, run_job_summary
 from verify_pr.render.terminal import compare_text, run_summary
+from verify_pr.verify import nothing
 from verify_pr.verify.pairing import Findings, findings
 from verify_pr.verify.summary_lists import listed, summary_markdown
 from verify_pr.verify.testcases import statuses
@@ -223,7 +224,25 @@ def compare_results() -> dict[str, CompareResult]:
         ("the head sandbox was blocked: the image verify-pr-python:local is missing",),
         strict_harness=True,
     )
-    return {"verified": verified, "not-proven": not_proven, "blocked": blocked}
+    # a docs change or a refactor: the suite passes on both sides, no test or harness changed
+    clean = verdict_file(Verdict.PASS, [fixed, *keep])
+    nothing_to_prove = compare_result(
+        CompareVerdict.NOTHING_TO_PROVE,
+        clean,
+        clean,
+        (nothing.reason(clean, clean),),
+        method=CompareMethod.MERGE,
+        merge_base=MERGE_BASE,
+        merge_tree=MERGE_TREE,
+        test_rule="tests/** (base's pytest testpaths)",
+        code_paths=("calc.py",),
+    )
+    return {
+        "verified": verified,
+        "nothing-to-prove": nothing_to_prove,
+        "not-proven": not_proven,
+        "blocked": blocked,
+    }
 
 
 def check_markdown(output: CheckOutput) -> str:

@@ -138,11 +138,14 @@ def test_deleting_the_failing_test_is_not_proven(shas: Shas, tmp_path: Path) -> 
     assert "REMOVED" in summary and "test_add" in summary
 
 
-def test_check_that_passes_on_base_too_is_not_proven(shas: Shas, tmp_path: Path) -> None:
+def test_a_change_that_keeps_everything_green_has_nothing_to_prove(
+    shas: Shas, tmp_path: Path
+) -> None:
+    """Issue 23.4: no test turns green, none breaks: exit 0, never VERIFIED."""
     code, result, _ = compare(tmp_path, shas.repo, "--base", shas.fix, "--head", shas.noop)
-    assert (code, result.verdict) == (4, "NOT_PROVEN")
+    assert (code, result.verdict) == (0, "NOTHING_TO_PROVE"), result.reasons
     assert set(_by_id(result).values()) == {"PASS_TO_PASS"}
-    assert any("does not show what the PR fixes" in r for r in result.reasons)
+    assert result.proofs == ()
 
 
 def test_breaking_another_test_is_not_proven(shas: Shas, tmp_path: Path) -> None:
@@ -226,12 +229,12 @@ def test_own_command_judges_every_run_alike(shas: Shas, tmp_path: Path) -> None:
     assert (code, result.verdict) == (0, "VERIFIED"), result.reasons
     assert result.before.runner == result.head.runner == "custom"
     assert [p.reruns for p in result.proofs] == [1]
-    # the same command on a PR that proves nothing
+    # the same command on a PR that proves nothing (and breaks nothing)
     args = ["--base", shas.fix, "--head", shas.noop, "--flake-runs", "1"]
     code, result, _ = compare(
         tmp_path / "noop", shas.repo, *args, "--command", command, "--report-format", "junit"
     )
-    assert (code, result.verdict) == (4, "NOT_PROVEN")
+    assert (code, result.verdict) == (0, "NOTHING_TO_PROVE"), result.reasons
 
 
 def test_refused_inputs_exit_2(shas: Shas, tmp_path: Path) -> None:

@@ -75,8 +75,15 @@ def test_every_verdict_has_its_own_code_and_the_inverse_is_derived() -> None:
     for verdict, code in exit_codes.run_exit_codes().items():
         assert code.name == verdict.name and exit_codes.run_verdicts()[code] is verdict
     for c_verdict, c_code in exit_codes.compare_exit_codes().items():
-        assert c_code.name == c_verdict.name
-        assert exit_codes.compare_verdicts()[c_code] is c_verdict
+        assert CompareExit[c_verdict.name] is c_code  # by name (NOTHING_TO_PROVE: an alias)
+        assert c_verdict in exit_codes.compare_verdicts()[c_code]
+    # the one code two verdicts share: both are clean, and the result file says which
+    assert exit_codes.compare_verdicts()[0] == {
+        CompareVerdict.VERIFIED,
+        CompareVerdict.NOTHING_TO_PROVE,
+    }
+    assert CompareExit.NOTHING_TO_PROVE is CompareExit.VERIFIED
+    assert all(len(v) == 1 for c, v in exit_codes.compare_verdicts().items() if c != 0)
     verdict_codes = set(exit_codes.run_verdicts()) | set(exit_codes.compare_verdicts())
     assert not verdict_codes & {RunExit.REFUSED, RunExit.CRASHED}
     assert len(exit_codes.run_verdicts()) == len(Verdict)  # no two verdicts share a code
@@ -225,8 +232,9 @@ def _tables(markdown: str) -> list[list[list[str]]]:
     return tables
 
 
-def _label(member: IntEnum) -> str:
-    return member.name.lower().replace("_", " ")
+def _members(enum: type[IntEnum]) -> list[tuple[str, IntEnum]]:
+    """Each name with its member, aliases too (compare's 0 is VERIFIED and NOTHING_TO_PROVE)."""
+    return [(n.lower().replace("_", " "), m) for n, m in enum.__members__.items()]
 
 
 def _drift(table: list[list[str]]) -> list[str]:
@@ -241,11 +249,11 @@ def _drift(table: list[list[str]]) -> list[str]:
         documented = {int(row[0]): row[column] for row in rows if row[column]}
         for code in sorted(set(documented) - {m.value for m in enum}):
             problems.append(f"{name}: {code} is documented but not an exit code")
-        for member in enum:
+        for label, member in _members(enum):
             if member.value not in documented:
-                problems.append(f"{name}: {member.value} ({_label(member)}) is missing")
-            elif _label(member) not in documented[member.value].lower():
-                problems.append(f"{name}: {member.value} does not say {_label(member)!r}")
+                problems.append(f"{name}: {member.value} ({label}) is missing")
+            elif label not in documented[member.value].lower():
+                problems.append(f"{name}: {member.value} does not say {label!r}")
     return problems
 
 
@@ -272,6 +280,7 @@ def test_the_table_check_sees_drift() -> None:
     (table,) = _tables(markdown)
     assert sorted(_drift(table)) == [
         "unknown entry point 'verify-pr merge'",
+        "verify-pr compare: 0 does not say 'nothing to prove'",  # the alias is held too
         "verify-pr compare: 1 is documented but not an exit code",
         "verify-pr compare: 4 (not proven) is missing",
         "verify-pr compare: 5 does not say 'crashed'",

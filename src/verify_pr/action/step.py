@@ -81,6 +81,12 @@ def _launch(
     return done.returncode
 
 
+def _set_fails_job(io: ActionsIO, settings: VerifySettings, verdict: str) -> None:
+    """Whether the verdict is one ``fail-on`` lists: the action's last step fails the job
+    unless this says ``false`` (an output that is missing fails it too)."""
+    io.set_output("fails-job", "true" if verdict in settings.fail_on else "false")
+
+
 def _read(path: Path, model: type[Written]) -> Written:
     """The verifier's file, validated strictly; missing or invalid is no verdict."""
     try:
@@ -109,6 +115,7 @@ def _run_once(
         print_untrusted(io, "the check's output", output.read_bytes())
     io.append_summary(fit_markdown(run_job_summary(verdict), JOB_SUMMARY_MAX_BYTES)[0])
     io.set_output("verdict", verdict.verdict.value)
+    _set_fails_job(io, settings, verdict.verdict.value)
     io.set_output("status", verdict.sandbox.status.value)
     set_count_outputs(io, verdict.totals)
     io.set_output("fail-to-pass", "[]")
@@ -137,7 +144,7 @@ def _run_compare(
         compare_verdicts(),
     )
     result = _read(out / COMPARE_RESULT_FILE, CompareResult)
-    if result.verdict is not compare_verdicts()[code]:
+    if result.verdict not in compare_verdicts()[code]:
         raise Crashed(f"verify-pr compare exited {code} but wrote verdict {result.verdict.value}")
     for side in COMPARE_SIDES:
         output = out / side / OUTPUT_FILE
@@ -147,6 +154,7 @@ def _run_compare(
     flatten_compare(out, upload)
     io.append_summary(fit_markdown(compare_job_summary(result), JOB_SUMMARY_MAX_BYTES)[0])
     io.set_output("verdict", result.verdict.value)
+    _set_fails_job(io, settings, result.verdict.value)
     io.set_output("status", compare_status(result))
     set_count_outputs(io, result.head.totals)
     io.set_output("fail-to-pass", fail_to_pass_output(result))

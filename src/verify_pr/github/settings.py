@@ -27,6 +27,8 @@ from verify_pr.contract import (
 )
 from verify_pr.errors import ConfigError
 from verify_pr.models.base import BoundaryModel
+from verify_pr.models.compare import CompareVerdict
+from verify_pr.models.verdict import Verdict
 
 DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_CHECK_NAME = "verify-pr"
@@ -125,6 +127,38 @@ DIGEST_IMAGE_PATTERN = (
 """``name@sha256:<64 hex>``, an optional registry port, and no tag."""
 
 
+# The verdicts that fail the verify job by default: every one that is not a success of its mode
+# (NOTHING_TO_PROVE is: a docs change or a refactor must not turn the job red; the check run
+# still carries it). One list serves both modes: FAIL is run's, the rest are shared or compare's.
+DEFAULT_FAIL_ON = "FAIL,NOT_PROVEN,BLOCKED"
+FAIL_ON_NONE = "none"
+_SUCCESSES = frozenset({Verdict.PASS.value, CompareVerdict.VERIFIED.value})
+FAIL_ON_CHOICES = tuple(
+    dict.fromkeys(v.value for v in (*Verdict, *CompareVerdict) if v.value not in _SUCCESSES)
+)
+"""The verdicts ``fail-on`` may list: each mode's, but PASS and VERIFIED (a job that failed on
+them would fail on every good PR)."""
+
+
+def parse_fail_on(value: str) -> tuple[str, ...]:
+    """``fail-on``: a comma list of verdict names (as the ``verdict`` output spells them), or
+    ``none``; refused, naming the offender, when any name is no verdict it may list."""
+    if value.strip() == FAIL_ON_NONE:
+        return ()
+    names = [name.strip() for name in value.split(",")]
+    hint = f"list verdicts among {', '.join(FAIL_ON_CHOICES)}, comma-separated, or write none"
+    for name in names:
+        if name in _SUCCESSES:
+            raise ConfigError(
+                f"input 'fail-on' lists {name}, a success: the job would fail on every good PR",
+                hint=hint,
+            )
+        if name not in FAIL_ON_CHOICES:
+            shown = repr(name[:40]) if name else "an empty name"
+            raise ConfigError(f"input 'fail-on' lists {shown}, which is no verdict", hint=hint)
+    return tuple(dict.fromkeys(names))
+
+
 class VerifySettings(BoundaryModel):
     """What the verify step reads: its inputs and the runner's workspace. Never a token."""
 
@@ -150,6 +184,10 @@ class VerifySettings(BoundaryModel):
     flake_runs: Annotated[int, Field(ge=0, le=MAX_FLAKE_RUNS)] = DEFAULT_FLAKE_RUNS
     build_dockerfile: Annotated[str, Field(max_length=1024)] = ""
     """A Dockerfile in base's tree to build ``image`` from (``action.base_image``)."""
+    fail_on: tuple[Annotated[str, _one_of(FAIL_ON_CHOICES)], ...] = tuple(
+        DEFAULT_FAIL_ON.split(",")
+    )
+    """The verdicts that fail the verify job (its last step); the check run carries every one."""
     workspace: Annotated[str, Field(min_length=1, max_length=4096)]
     runner_temp: Annotated[str, Field(min_length=1, max_length=4096)]
     event_path: Annotated[str, Field(max_length=4096)] = ""
@@ -196,6 +234,9 @@ class VerifySettings(BoundaryModel):
                             read_input(env, "flake-runs", default=str(DEFAULT_FLAKE_RUNS))
                         ),
                         "build_dockerfile": read_input(env, "build-dockerfile", default=""),
+                        "fail_on": parse_fail_on(
+                            read_input(env, "fail-on", default=DEFAULT_FAIL_ON)
+                        ),
                         "workspace": env.get("GITHUB_WORKSPACE", ""),
                         "runner_temp": env.get("RUNNER_TEMP", ""),
                         "event_path": env.get("GITHUB_EVENT_PATH", ""),

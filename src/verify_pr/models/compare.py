@@ -41,9 +41,12 @@ class Transition(StrEnum):
 
 
 class CompareVerdict(StrEnum):
-    """VERIFIED needs every piece of evidence; BLOCKED is not a verdict on the PR."""
+    """VERIFIED needs every piece of evidence; NOTHING_TO_PROVE is a clean comparison of a PR
+    that fixes nothing (no test turns green, nothing that passed broke, no test or harness of
+    base changed), never a proof; BLOCKED is not a verdict on the PR."""
 
     VERIFIED = "VERIFIED"
+    NOTHING_TO_PROVE = "NOTHING_TO_PROVE"
     NOT_PROVEN = "NOT_PROVEN"
     BLOCKED = "BLOCKED"
 

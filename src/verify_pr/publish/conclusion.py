@@ -1,8 +1,9 @@
 """The check run's conclusion: never ``success`` or ``failure`` for a refused or untrusted result.
 
 Trusted results: PASS -> success, FAIL -> failure, NOT_PROVEN -> neutral, BLOCKED ->
-action_required; for a comparison VERIFIED -> success, NOT_PROVEN -> neutral, BLOCKED ->
-action_required. Everything else (refused, untrusted, absent) -> action_required.
+action_required; for a comparison VERIFIED -> success, NOTHING_TO_PROVE -> success (the PR broke
+nothing the suite can see; its title says that it proves no fix), NOT_PROVEN -> neutral,
+BLOCKED -> action_required. Everything else (refused, untrusted, absent) -> action_required.
 """
 
 from __future__ import annotations
@@ -34,11 +35,11 @@ def conclude(verdict: Verdict | None, trust: Trust) -> Conclusion:
 
 
 def conclude_compare(verdict: CompareVerdict | None, trust: Trust) -> Conclusion:
-    """A comparison's conclusion: success only for a trusted VERIFIED."""
+    """A comparison's conclusion: success only for a trusted VERIFIED or NOTHING_TO_PROVE."""
     if verdict is None or not trust.trusted:
         return Conclusion.ACTION_REQUIRED
     match verdict:
-        case CompareVerdict.VERIFIED:
+        case CompareVerdict.VERIFIED | CompareVerdict.NOTHING_TO_PROVE:
             return Conclusion.SUCCESS
         case CompareVerdict.NOT_PROVEN:
             return Conclusion.NEUTRAL

@@ -3,7 +3,8 @@
 The artifact's files pass their strict models, but a forged file can be well-formed and still
 lie. So the publish side recomputes what the data implies, as ``verify.rules.judge`` and
 ``verify.compare.decide`` would, and lists every disagreement; any one makes the result NOT
-TRUSTED. Only the claims that decide a conclusion are checked both ways; a claim weaker than the
+TRUSTED. Only the claims that decide a conclusion are checked both ways (VERIFIED and
+NOTHING_TO_PROVE, the two that conclude ``success``); a claim weaker than the
 evidence (NOT PROVEN where the data cannot tell) is left alone.
 """
 
@@ -119,11 +120,48 @@ def compare_problems(result: CompareResult, head_sha: str) -> list[str]:
         problems.append("the counts do not match the transitions")
     if result.verdict is CompareVerdict.VERIFIED:
         problems += [f"the comparison claims VERIFIED although {p}" for p in _verified_gaps(result)]
+    elif result.verdict is CompareVerdict.NOTHING_TO_PROVE:
+        problems += [
+            f"the comparison claims NOTHING_TO_PROVE although {p}" for p in _nothing_gaps(result)
+        ]
     return problems
 
 
 def _verified_gaps(result: CompareResult) -> list[str]:
     """What is missing for VERIFIED, from the comparison's own data."""
+    gaps = [
+        count(result.transitions).fail_to_pass == 0 and "no test fails on base and passes on head",
+        bool(result.harness_files_changed)
+        and not result.strict_harness
+        and "harness files changed without strict harness",
+    ]
+    return [g for g in gaps if g] + _clean_gaps(result)
+
+
+def _nothing_gaps(result: CompareResult) -> list[str]:
+    """What is missing for NOTHING_TO_PROVE (as ``verify.nothing.gaps``): a clean comparison
+    with no FAIL_TO_PASS, a suite that passes on both sides, every test that passed on base
+    passing on head, and no test or harness file of base changed."""
+    before, head = worst_by_id(result.before.testcases), worst_by_id(result.head.testcases)
+    broke = [i for i, s in before.items() if s is TestStatus.PASSED and head.get(i) is not s]
+    gaps = [
+        count(result.transitions).fail_to_pass > 0 and "a test fails on base and passes on head",
+        (result.before.verdict, result.head.verdict) != (Verdict.PASS, Verdict.PASS)
+        and "the suite does not pass on both sides",
+        bool(broke) and f"{len(broke)} test(s) that pass on base do not pass on head",
+        bool(result.harness_files_changed) and "harness files changed",
+        result.base_own is not None and "base's own run was needed: the PR changes its tests",
+        bool(result.test_changed) and "tests changed, not the code",
+        bool(result.flaky) and "tests are flaky",
+        bool(result.expected_failure_markers) and "the PR adds expected-failure markers",
+        bool(result.conflicts) and "head does not merge cleanly",
+    ]
+    return [g for g in gaps if g] + _clean_gaps(result)
+
+
+def _clean_gaps(result: CompareResult) -> list[str]:
+    """What neither VERIFIED nor NOTHING_TO_PROVE may have: a regressed, removed, newly
+    skipped or newly expected-to-fail test, or a run that cannot be evidence."""
     c = count(result.transitions)
     skipped_on_head = [
         t
@@ -140,15 +178,11 @@ def _verified_gaps(result: CompareResult) -> list[str]:
         and t.before in EXECUTED
     ]
     gaps = [
-        c.fail_to_pass == 0 and "no test fails on base and passes on head",
         c.pass_to_fail > 0 and "a test regressed",
         c.removed > 0 and "a test was removed",
         bool(skipped_on_head) and f"{len(skipped_on_head)} test(s) of base are skipped on head",
         bool(newly_expected)
         and f"{len(newly_expected)} test(s) of base are expected to fail on head",
-        bool(result.harness_files_changed)
-        and not result.strict_harness
-        and "harness files changed without strict harness",
     ]
     found = [g for g in gaps if g]
     found += _side_distrust(result.before, "base") + _side_distrust(result.head, "head")

@@ -15,6 +15,7 @@ from verify_pr.publish.checks import CheckOutput, Conclusion
 from verify_pr.publish.intake import Intake
 from verify_pr.publish.trust import Trust
 from verify_pr.render.check_run import compare_section, details, run_section
+from verify_pr.render.verdicts import compare_check_title
 
 
 def render(
@@ -31,6 +32,8 @@ def render(
             lines += [f"The artifact claimed {escape_inline(claim)}; it is not believed.", ""]
     elif not trust.trusted or intake.claimed is None:
         title = "NOT TRUSTED: the result of this PR cannot be believed"
+    elif intake.compare is not None:
+        title = compare_check_title(intake.compare.verdict)
     else:
         title = intake.claimed.replace("_", " ")
     if not trust.trusted:

@@ -28,7 +28,7 @@ def compare_summary_markdown(result: CompareResult, listed: Listed) -> str:
     """The proof first, then what stands against it (``listed``), then counts and paths."""
     lines = [f"## verify-pr compare: {compare_title(result.verdict)}", ""]
     lines += proof_lines(result)
-    if result.verdict is not CompareVerdict.VERIFIED:
+    if result.verdict not in (CompareVerdict.VERIFIED, CompareVerdict.NOTHING_TO_PROVE):
         lines.append("**Why:**")
     lines += bullets(result.reasons)
     lines.append("")

@@ -65,7 +65,7 @@ def compare_text(result: CompareResult, listed: Listed, out: Path) -> str:
             lines += [head, *message_lines(proof.message or "no message")]
         lines += _more(len(result.proofs))
         lines.append("")
-    if result.verdict is not CompareVerdict.VERIFIED:
+    if result.verdict not in (CompareVerdict.VERIFIED, CompareVerdict.NOTHING_TO_PROVE):
         lines.append("why:")
     lines += [f"- {shown(reason)}" for reason in result.reasons]
     lines.append("")

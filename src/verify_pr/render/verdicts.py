@@ -10,6 +10,8 @@ from typing import assert_never
 from verify_pr.models.compare import CompareVerdict
 from verify_pr.models.verdict import Verdict
 
+NOTHING_TO_PROVE_CLAUSE = "no test goes from failing to passing; nothing that passed broke"
+
 
 def label(verdict: Verdict | CompareVerdict) -> str:
     """The verdict as people read it: ``NOT_PROVEN`` -> ``NOT PROVEN``."""
@@ -63,6 +65,14 @@ def compare_meaning(verdict: CompareVerdict) -> str:
                 "completed with a clean report. The PR's code still ran inside its own test "
                 "process: a PR that forges its own results is not caught"
             )
+        case CompareVerdict.NOTHING_TO_PROVE:
+            return (
+                f"nothing to prove: {NOTHING_TO_PROVE_CLAUSE}. Every test that passes on "
+                "base's code passes on the PR's code, none was removed, skipped or marked "
+                "expected to fail, the PR changes no test or harness file of base, and every "
+                "run completed with a clean report. This proves no fix, and the PR's code "
+                "still ran inside its own test process"
+            )
         case CompareVerdict.NOT_PROVEN:
             return "base against head does not show that the PR works"
         case CompareVerdict.BLOCKED:
@@ -76,8 +86,22 @@ def compare_title(verdict: CompareVerdict) -> str:
     match verdict:
         case CompareVerdict.VERIFIED:
             return f"{label(verdict)}: the PR's code turns failing tests green, and breaks none"
+        case CompareVerdict.NOTHING_TO_PROVE:
+            return compare_check_title(verdict)
         case CompareVerdict.NOT_PROVEN | CompareVerdict.BLOCKED:
             return f"{label(verdict)}: {compare_meaning(verdict)}"
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+def compare_check_title(verdict: CompareVerdict) -> str:
+    """The check run's title for a trusted comparison: the verdict, and for NOTHING TO PROVE
+    what it means (a success check must never read as a proof)."""
+    match verdict:
+        case CompareVerdict.NOTHING_TO_PROVE:
+            return f"{label(verdict)}: {NOTHING_TO_PROVE_CLAUSE}"
+        case CompareVerdict.VERIFIED | CompareVerdict.NOT_PROVEN | CompareVerdict.BLOCKED:
+            return label(verdict)
         case _ as unreachable:
             assert_never(unreachable)
 
@@ -91,6 +115,16 @@ def compare_check_meaning(verdict: CompareVerdict) -> str:
                 "least one test fails on base's code with the PR's tests and passes on head, "
                 "each again when re-run by id; none regressed, none was removed, newly skipped "
                 "or newly expected to fail, and every run completed with a clean report."
+            )
+        case CompareVerdict.NOTHING_TO_PROVE:
+            return (
+                f"{label(verdict)}: {NOTHING_TO_PROVE_CLAUSE}. The suite ran in the sandbox on "
+                "the PR's base and on its head and passes on both; every test that passed on "
+                "base's code passes on head, none was removed, newly skipped or newly expected "
+                "to fail, and the PR changes no test or harness file of base. The check "
+                "succeeds because the PR broke nothing the suite can see; it is not VERIFIED: "
+                "the PR proves no fix (a docs change, a refactor). To require a proof, make the "
+                "verify job fail on NOTHING_TO_PROVE (the action's fail-on input)."
             )
         case CompareVerdict.NOT_PROVEN:
             return (

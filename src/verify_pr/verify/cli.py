@@ -1,7 +1,8 @@
 """verify-pr: run a PR's tests in the sandbox and give a verdict from the report only.
 
 run:     exit codes 0 PASS, 1 FAIL, 4 NOT PROVEN, 3 BLOCKED, 2 usage or refused input.
-compare: exit codes 0 VERIFIED, 4 NOT PROVEN, 3 BLOCKED, 2 usage or refused input.
+compare: exit codes 0 VERIFIED or NOTHING TO PROVE (the result file says which), 4 NOT PROVEN,
+         3 BLOCKED, 2 usage or refused input.
 Both: 5 crashed (a bug of verify-pr, never a verdict; ``verify_pr.exit_codes``).
 """
 

@@ -28,6 +28,7 @@ from verify_pr.models.report import EXECUTED, FAILING, RedFlag
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.transitions import count
 from verify_pr.models.verdict import REASON_MAX_CHARS, Verdict, VerdictFile
+from verify_pr.verify import nothing
 from verify_pr.verify.pairing import Findings, Pairing, findings, pair
 from verify_pr.verify.suite import SuiteOutcome
 from verify_pr.verify.testcases import worst_cases
@@ -119,6 +120,8 @@ class Evidence:
     # before run holds the PR's tests, so its signals cannot tell); None: the before run's
     base_tamper: tuple[str, ...] | None = None
     late_tests: tuple[str, ...] = ()  # code by base's rule, tests by the runs: moved over
+    tested_paths: tuple[str, ...] = ()  # paths of base the PR changes that a run placed tests in
+    others: tuple[str, ...] = ()  # the changed paths that are neither test nor code
 
 
 def _ids(ids: Sequence[str]) -> str:
@@ -160,6 +163,7 @@ def decide(
         reasons.append(f"head adds harness tamper signals: {'; '.join(new_tamper)[:300]}")
     found = pairing.findings
     f2p = pairing.proofs
+    no_fix = None  # the one reason a clean comparison of a PR that fixes nothing has
     if not transitions:
         reasons.append("zero tests on both sides: nothing to compare")
     elif not f2p and pairing.discounted:
@@ -169,10 +173,11 @@ def decide(
             f"and pass on head, but none in its own right ({first[:150]}: {why})"
         )
     elif not f2p:
-        reasons.append(
+        no_fix = (
             "no test fails on base's code and passes on head: "
             "the suite does not show what the PR fixes"
         )
+        reasons.append(no_fix)
     rules = (
         (
             found.test_changed,
@@ -199,6 +204,13 @@ def decide(
             "the PR adds expected-failure markers (pytest xfail, jest test.failing, vitest "
             f"test.fails, todo), which turn a failure into a pass, in: {_ids(ev.markers)}"
         )
+    if no_fix is not None and reasons == [no_fix]:  # clean: did the PR break nothing?
+        was, now = before.outcome.verdict, head.outcome.verdict
+        with_tests = (*ev.mixed, *ev.late_tests, *ev.tested_paths)
+        gaps = nothing.gaps(was, now, harness_changed, own is not None, with_tests, ev.others)
+        if not gaps:
+            return Decision(CompareVerdict.NOTHING_TO_PROVE, [nothing.reason(was, now)])
+        reasons += gaps
     if reasons:
         return Decision(CompareVerdict.NOT_PROVEN, reasons)
     rerun = (

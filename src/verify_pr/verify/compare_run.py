@@ -156,6 +156,9 @@ def _compare(
         # what the new before run places in code is code and test at once, whatever it is
         mixed += [p for p in code if p in placed_files([before], roots)]
     mixed = sorted(set(mixed))
+    # for NOTHING TO PROVE (``nothing``): the files of base the PR changes that hold tests
+    placed = placed_files([before, head, base_own], roots)
+    tested = tuple(p for p in trees.changed if p in placed and _exists(trees.base, p))
     pairing = compare.pair(before, head, base_own, mixed)
     confirmation = rerun.confirm(
         base_plan,
@@ -177,6 +180,8 @@ def _compare(
         # the startup modules the head run read from the image, checked against base's tree
         base_tamper=tuple(tamper_signals(trees.base, base_plan, head.run.output)),
         late_tests=late.moved,
+        tested_paths=tested,
+        others=tuple(p for p in shared if p not in tests),
     )
     result = compare.build_result(
         base_sha,

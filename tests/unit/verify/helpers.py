@@ -1,8 +1,12 @@
-"""Helpers the verdict-rule tests share."""
+"""Helpers the verdict-rule tests share: a sandbox result, and a whole run of a suite."""
 
 from __future__ import annotations
 
+from verify_pr.models.report import FAILING, RedFlag, ReportFormat, TestCase, TestReport, TestStatus
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
+from verify_pr.models.verdict import Verdict, VerdictFile
+from verify_pr.sandbox.run import SandboxRun
+from verify_pr.verify.suite import SuiteOutcome
 
 # Every run status box() was asked for: test_rules checks that its tests walk them all.
 SEEN_RUN_STATUS: set[RunStatus] = set()
@@ -24,3 +28,49 @@ def box(
         timeout_s=60,
         report=report,
     )
+
+
+def outcome(
+    statuses: dict[str, TestStatus] | None,
+    *,
+    status: RunStatus = RunStatus.COMPLETED,
+    exit_code: int | None = None,
+    flags: tuple[RedFlag, ...] = (),
+    tamper: tuple[str, ...] = (),
+) -> SuiteOutcome:
+    """One run as the verifier sees it: a report of ``statuses`` (None: no report), its
+    verdict and exit code derived as a run would give them unless told."""
+    report = None
+    if statuses is not None:
+        cases = [
+            TestCase.build(name=n, classname="m", file="m.py", line=1, status=s)
+            for n, s in statuses.items()
+        ]
+        report = TestReport.build(format=ReportFormat.JUNIT, testcases=cases, red_flags=flags)
+    failing = report is not None and any(s in FAILING for s in report.worst_by_id().values())
+    if exit_code is None and status is RunStatus.COMPLETED:
+        exit_code = 1 if failing else 0
+    sandbox = SandboxResult(
+        status=status,
+        exit_code=exit_code,
+        output_truncated=False,
+        detail="" if status is RunStatus.COMPLETED else f"the run was {status}",
+        image="img",
+        timeout_s=60,
+        report=ReportStatus.RETURNED if report else ReportStatus.MISSING,
+    )
+    verdict = {
+        RunStatus.BLOCKED: Verdict.BLOCKED,
+        RunStatus.COMPLETED: Verdict.FAIL if failing else Verdict.PASS,
+    }.get(status, Verdict.NOT_PROVEN)
+    vfile = VerdictFile(
+        verdict=verdict,
+        reasons=("r",),
+        runner="pytest",
+        runner_version=None,
+        command="python3 -m pytest",
+        totals=report.totals if report else None,
+        testcases=report.testcases if report else (),
+        sandbox=sandbox,
+    )
+    return SuiteOutcome(vfile, SandboxRun(sandbox, b"", None), report, tamper)

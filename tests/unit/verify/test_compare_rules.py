@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.unit.verify.helpers import outcome as _outcome
 from verify_pr.models.compare import CompareResult, CompareVerdict, Transition
 from verify_pr.models.report import RedFlag, ReportFormat, TestCase, TestReport, TestStatus
-from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
+from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.transitions import classify, classify_one, count
-from verify_pr.models.verdict import Verdict, VerdictFile
+from verify_pr.models.verdict import Verdict
 from verify_pr.sandbox.run import SandboxRun
 from verify_pr.verify import compare as cmp
 from verify_pr.verify import summary_lists
@@ -75,50 +76,6 @@ def test_pairing_uses_worst_status_per_id() -> None:
     assert worst(None) == {}
 
 
-def _outcome(
-    statuses: dict[str, TestStatus] | None,
-    *,
-    status: RunStatus = RunStatus.COMPLETED,
-    exit_code: int | None = None,
-    flags: tuple[RedFlag, ...] = (),
-    tamper: tuple[str, ...] = (),
-) -> SuiteOutcome:
-    report = None
-    if statuses is not None:
-        cases = [
-            TestCase.build(name=n, classname="m", file="m.py", line=1, status=s)
-            for n, s in statuses.items()
-        ]
-        report = TestReport.build(format=ReportFormat.JUNIT, testcases=cases, red_flags=flags)
-    failing = report is not None and any(s in (F, E) for s in report.worst_by_id().values())
-    if exit_code is None and status is RunStatus.COMPLETED:
-        exit_code = 1 if failing else 0
-    sandbox = SandboxResult(
-        status=status,
-        exit_code=exit_code,
-        output_truncated=False,
-        detail="" if status is RunStatus.COMPLETED else f"the run was {status}",
-        image="img",
-        timeout_s=60,
-        report=ReportStatus.RETURNED if report else ReportStatus.MISSING,
-    )
-    verdict = {
-        RunStatus.BLOCKED: Verdict.BLOCKED,
-        RunStatus.COMPLETED: Verdict.FAIL if failing else Verdict.PASS,
-    }.get(status, Verdict.NOT_PROVEN)
-    vfile = VerdictFile(
-        verdict=verdict,
-        reasons=("r",),
-        runner="pytest",
-        runner_version=None,
-        command="python3 -m pytest",
-        totals=report.totals if report else None,
-        testcases=report.testcases if report else (),
-        sandbox=sandbox,
-    )
-    return SuiteOutcome(vfile, SandboxRun(sandbox, b"", None), report, tamper)
-
-
 def _result(
     base: SuiteOutcome,
     head: SuiteOutcome,
@@ -157,8 +114,8 @@ def test_mutation_swapped_base_and_head_is_not_verified() -> None:
 @pytest.mark.parametrize(
     ("base", "head", "harness", "strict", "needle"),
     [
-        (_outcome({"t": P}), _outcome({"t": P}), (), False, "does not show what the PR fixes"),
         (_outcome({"t": F}), _outcome({"t": F}), (), False, "does not show what the PR fixes"),
+        (_outcome({"t": F}), _outcome({"t": F}), (), False, "does not pass on both sides"),
         (
             _outcome(FIXED_BASE),
             _outcome({"t_bug": P, "t_ok": F}),
@@ -281,11 +238,13 @@ def test_every_verdict_has_an_exit_code_and_a_summary_title() -> None:
 
     assert COMPARE_EXIT_CODES == {
         CompareVerdict.VERIFIED: 0,
+        CompareVerdict.NOTHING_TO_PROVE: 0,
         CompareVerdict.NOT_PROVEN: 4,
         CompareVerdict.BLOCKED: 3,
     }
     outcomes = {
         CompareVerdict.VERIFIED: (_outcome(FIXED_BASE), _outcome(FIXED_HEAD)),
+        CompareVerdict.NOTHING_TO_PROVE: (_outcome(FIXED_HEAD), _outcome(FIXED_HEAD)),
         CompareVerdict.NOT_PROVEN: (_outcome(FIXED_HEAD), _outcome(FIXED_BASE)),
         CompareVerdict.BLOCKED: (_outcome(None, status=RunStatus.BLOCKED), _outcome(FIXED_HEAD)),
     }
