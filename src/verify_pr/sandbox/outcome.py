@@ -61,7 +61,15 @@ def classify(
     if truncated:
         detail += f"; output cut at {max_output} bytes"
     return Outcome(
-        status, exit_code, detail, output, truncated, report, report_status, coverage, coverage_status
+        status,
+        exit_code,
+        detail,
+        output,
+        truncated,
+        report,
+        report_status,
+        coverage,
+        coverage_status,
     )
 
 
