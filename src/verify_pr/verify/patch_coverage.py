@@ -46,8 +46,9 @@ def _lines(value: object, what: str) -> frozenset[int]:
     return frozenset(value)
 
 
-def parse_line_data(spool: ReportSpool, files: list[str]) -> LineData:
-    """The tracers' JSON (version 1): only the files we asked for, only line numbers."""
+def parse_line_data(spool: ReportSpool, files: list[str], tree: Path | None = None) -> LineData:
+    """Our tracer's JSON (version 1), or jest's istanbul JSON (keyed by absolute paths; its
+    lines' text read from ``tree``): only the files we asked for, only line numbers."""
     if spool.size > MAX_COVERAGE_BYTES:
         raise CoverageDataError("the coverage data is over its cap")
     with spool.open() as handle:
@@ -55,6 +56,13 @@ def parse_line_data(spool: ReportSpool, files: list[str]) -> LineData:
             doc = json.loads(handle.read(MAX_COVERAGE_BYTES + 1))
         except (ValueError, RecursionError) as exc:
             raise CoverageDataError(f"the coverage data is not JSON: {exc}") from None
+    if isinstance(doc, dict) and "version" not in doc and tree is not None:
+        from verify_pr.verify.coverage_istanbul import IstanbulError, parse_istanbul
+
+        try:
+            return parse_istanbul(doc, files, tree)
+        except IstanbulError as exc:
+            raise CoverageDataError(str(exc)) from None
     if not isinstance(doc, dict) or doc.get("version") != 1:
         raise CoverageDataError("the coverage data is not version 1 of ours")
     raw = doc.get("files")
@@ -86,7 +94,11 @@ def _instrument_for(runner: str) -> tuple[Instrument | None, tuple[str, ...], st
         from verify_pr.runners import coverage_node
 
         node = coverage_node.instrument_for(runner)
-        why = "" if node is not None else f"not measured: no tracer for {runner} yet"
+        why = (
+            ""
+            if node is not None
+            else f"not measured: {runner}'s V8 coverage needs a package the image lacks"
+        )
         return node, _JS, why
     if runner == RunnerName.BUN:
         return None, (), "not measured: bun has no coverage verify-pr can read from outside"
@@ -140,7 +152,7 @@ class Session:
             self.head_note = f"no coverage data came back ({outcome.run.result.coverage})"
             return None
         try:
-            return parse_line_data(spool, self.files)
+            return parse_line_data(spool, self.files, self.after_tree)
         except CoverageDataError as exc:
             self.head_note = f"the coverage data was refused: {exc}"
             return None
