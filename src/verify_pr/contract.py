@@ -66,7 +66,9 @@ OUTPUT_FILE: Final = "output.txt"
 REPORT_FILE: Final = "report.txt"
 COVERAGE_FILE: Final = "coverage.txt"
 VERDICT_FILE: Final = "verdict.json"
-SANDBOX_OUT_FILES: Final = frozenset({RESULT_FILE, OUTPUT_FILE, REPORT_FILE, COVERAGE_FILE})
+SANDBOX_OUT_FILES: Final = frozenset({RESULT_FILE, OUTPUT_FILE, REPORT_FILE})
+# the sandbox CLI's OUT may also hold coverage.txt (--coverage); verify-pr's own OUTs never do
+SANDBOX_CLI_OUT_FILES: Final = SANDBOX_OUT_FILES | {COVERAGE_FILE}
 RUN_OUT_FILES: Final = SANDBOX_OUT_FILES | {VERDICT_FILE}
 COMPARE_RESULT_FILE: Final = "verify-pr-result.json"
 COMPARE_SUMMARY_FILE: Final = "compare_summary.md"

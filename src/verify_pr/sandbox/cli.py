@@ -22,6 +22,7 @@ from verify_pr.contract import (
     MAX_COVERAGE_BYTES,
     MAX_REPORT_BYTES,
     REPORT_FILE,
+    SANDBOX_CLI_OUT_FILES,
     TIMEOUT_RANGE,
     WORK_DIR,
     check_report_path,
@@ -206,7 +207,7 @@ def _main(argv: list[str]) -> int:
         if coverage_path == ns.report:
             raise InputRefused("--coverage must name another file than --report")
     repo = check_repo(ns.repo, os.environ.get("HOME"))
-    out = check_out(ns.out, repo)
+    out = check_out(ns.out, repo, SANDBOX_CLI_OUT_FILES)
     request = SandboxRequest(
         repo=repo,
         command=ns.cmd,
