@@ -23,63 +23,118 @@ from verify_pr.runners.pytest import PYTEST_MAIN
 # globals are pytest's, not this module's, but the -c namespace is shared with PYTEST_MAIN.
 _BOOT = r"""
 def _vpr_cov(files, out):
-    import atexit, json, sys, threading
-    hits = {"/work/" + f: set() for f in files}
+    import ast, atexit, builtins, json, sys
+    from importlib import machinery
 
-    def local(frame, event, arg):
-        if event == "line":
-            hits[frame.f_code.co_filename].add(frame.f_lineno)
-        return local
+    targets = {"/work/" + f: (i, f) for i, f in enumerate(files)}
+    hits = [set() for _ in files]
+    shapes = {}  # rel -> (executable, in functions, {probe key: its lines})
 
-    def glob(frame, event, arg):
-        return local if frame.f_code.co_filename in hits else None
+    def span(node):
+        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+            return range(first, max(node.lineno, body[0].lineno - 1) + 1)
+        if getattr(node, "cases", None):
+            return range(first, max(node.lineno, node.cases[0].pattern.lineno - 1) + 1)
+        return range(first, (node.end_lineno or node.lineno) + 1)
 
-    comprehensions = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
+    def probe(name, key, at):
+        call = ast.Call(ast.Name(name, ast.Load()), [ast.Constant(key)], [])
+        return ast.copy_location(ast.Expr(call), at)
 
-    def shape(path):
-        with open(path, "rb") as handle:
-            code = compile(handle.read(), path, "exec", dont_inherit=True)
-        top, body = set(), set()
+    def walk(stmts, name, shape, in_function, top):
+        out = []
+        for index, node in enumerate(stmts):
+            doc = (
+                index == 0
+                and isinstance(node, ast.Expr)
+                and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, str)
+            )
+            future = isinstance(node, ast.ImportFrom) and node.module == "__future__"
+            if doc or (top and future):
+                out.append(node)
+                continue
+            lines = span(node)
+            shape[0].update(lines)
+            if in_function:
+                shape[1].update(lines)
+            shape[2].setdefault(node.lineno, set()).update(lines)
+            inner = in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            for field in ("body", "orelse", "finalbody"):
+                value = getattr(node, field, None)
+                if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                    setattr(node, field, walk(value, name, shape, inner, False))
+            for part in getattr(node, "handlers", None) or []:
+                part.body = walk(part.body, name, shape, inner, False)
+            for part in getattr(node, "cases", None) or []:
+                part.body = walk(part.body, name, shape, inner, False)
+            out.append(probe(name, node.lineno, node))
+            out.append(node)
+        return out
 
-        def walk(co, in_function):
-            if hasattr(co, "co_lines"):
-                lines = {n for _, _, n in co.co_lines() if n}
-            else:
-                import dis
-                lines = {n for _, n in dis.findlinestarts(co) if n}
-            (body if in_function else top).update(lines)
-            for const in co.co_consts:
-                if hasattr(const, "co_code"):
-                    inner = in_function or (
-                        bool(const.co_flags & 1) and const.co_name not in comprehensions
-                    )
-                    walk(const, inner)
+    def instrument(source, path):
+        index, rel = targets[path]
+        tree = ast.parse(source, path)
+        shape = (set(), set(), {})
+        name = "__vpr_hit_%d__" % index
+        tree.body = walk(tree.body, name, shape, False, True)
+        shapes[rel] = shape
+        setattr(builtins, name, hits[index].add)
+        return compile(ast.fix_missing_locations(tree), path, "exec", dont_inherit=True)
 
-        walk(code, False)
-        return sorted(top | body), sorted(body - top)
+    class Loader(machinery.SourceFileLoader):
+        def get_code(self, fullname):
+            path = self.get_filename(fullname)
+            source = self.get_data(path)
+            try:
+                return instrument(source, path)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                return compile(source, path, "exec", dont_inherit=True)
+
+    class Finder:
+        @classmethod
+        def find_spec(cls, name, path=None, target=None):
+            spec = machinery.PathFinder.find_spec(name, path, target)
+            loader = getattr(spec, "loader", None)
+            if spec is not None and spec.origin in targets:
+                if type(loader) is machinery.SourceFileLoader:
+                    spec.loader = Loader(loader.name, loader.path)
+            return spec
+
+        @classmethod
+        def invalidate_caches(cls):
+            pass
 
     def write():
-        sys.settrace(None)
-        threading.settrace(None)
-        runtime = "python " + sys.version.split()[0]
-        doc = {"version": 1, "tracer": "settrace", "runtime": runtime, "files": {}}
-        for rel in files:
-            path = "/work/" + rel
-            try:
-                executable, function = shape(path)
-            except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
-                executable, function = None, None
+        doc = {"version": 1, "tracer": "ast-probes", "files": {}}
+        doc["runtime"] = "python " + sys.version.split()[0]
+        for path, (index, rel) in targets.items():
+            if rel not in shapes:  # never imported: its shape from parsing it (nothing runs)
+                try:
+                    with open(path, "rb") as handle:
+                        source = handle.read()
+                    shape = (set(), set(), {})
+                    walk(ast.parse(source, path).body, "_", shape, False, True)
+                    shapes[rel] = shape
+                except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+                    doc["files"][rel] = {"executable": None, "function": None, "run": []}
+                    continue
+            executable, inside, spans = shapes[rel]
+            run = set()
+            for key in hits[index]:
+                run.update(spans.get(key, ()))
             doc["files"][rel] = {
-                "executable": executable,
-                "function": function,
-                "run": sorted(hits[path]),
+                "executable": sorted(executable),
+                "function": sorted(inside),
+                "run": sorted(run & executable),
             }
         with open(out, "w") as handle:
             json.dump(doc, handle)
 
     atexit.register(write)
-    threading.settrace(glob)
-    sys.settrace(glob)
+    sys.meta_path.insert(0, Finder)
 """
 
 
