@@ -14,20 +14,25 @@ from verify_pr.models.coverage import CoverageState, PatchCoverage
 MAX_LISTED_SPANS = 50
 
 
+MAX_GAP = 2  # lines between two neighbours of a range (a blank line, a comment, a brace)
+
+
 def ranges(lines: Iterable[int], among: Iterable[int]) -> list[tuple[int, int]]:
-    """``lines`` as runs of neighbours in ``among`` (the changed executable lines): 9 and 12
-    are one range when 10 and 11 are not executable."""
-    order = sorted(set(among))
+    """``lines`` as runs of neighbours in ``among`` (the changed executable lines) at most
+    ``MAX_GAP`` lines apart: 9 and 11 are one range when 10 is not an executable changed
+    line; 11 and 60 never are."""
     wanted = set(lines)
     out: list[tuple[int, int]] = []
-    prev_in = False
-    for n in order:
+    prev: int | None = None  # the previous line of ``among``, when it is in ``lines``
+    for n in sorted(set(among)):
         if n in wanted:
-            if prev_in:
+            if prev is not None and n - prev - 1 <= MAX_GAP:
                 out[-1] = (out[-1][0], n)
             else:
                 out.append((n, n))
-        prev_in = n in wanted
+            prev = n
+        else:
+            prev = None
     return out
 
 

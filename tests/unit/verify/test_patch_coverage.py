@@ -104,7 +104,8 @@ def test_a_proof_rerun_without_data_is_not_a_measured_zero() -> None:
 
 
 def test_ranges_group_neighbours_only() -> None:
-    assert ranges([1, 2, 5], [1, 2, 3, 5]) == [(1, 2), (5, 5)]
+    assert ranges([1, 2, 5], [1, 2, 3, 5]) == [(1, 2), (5, 5)]  # 3 ran: it splits
+    assert ranges([1, 4, 40], [1, 4, 40]) == [(1, 4), (40, 40)]  # two lines apart, not 35
     assert ranges([], [1, 2]) == []
 
 
@@ -130,3 +131,58 @@ def test_a_session_measures_only_its_runners_files(tmp_path: Path) -> None:
     assert Session("pytest", tmp_path, changed).files == ["calc.py"]
     bun = Session("bun", tmp_path, changed)
     assert bun.files == [] and bun.reason.startswith("not measured: bun")
+
+
+def _istanbul(count_of_line_6: int = 0) -> dict[str, object]:
+    statements = {str(n): {"start": {"line": n}, "end": {"line": n}} for n in range(1, 9)}
+    counts = {str(n): 1 for n in range(1, 9)} | {"5": 0, "6": count_of_line_6, "7": 0}
+    fn = {"loc": {"start": {"line": 5}, "end": {"line": 8}}}
+    return {"/work/calc.js": {"statementMap": statements, "s": counts, "fnMap": {"0": fn}}}
+
+
+JS = "function add(a, b) {\n  return a + b;\n}\n\nfunction unused(x) {\n  const y = x;\n  return y;\n}\n"
+
+
+def test_jests_istanbul_json_is_read_with_the_lines_text(tmp_path: Path) -> None:
+    (tmp_path / "calc.js").write_text(JS)
+    data = parse_line_data(spool_of(_istanbul()), ["calc.js"], tmp_path)
+    lines = data.files["calc.js"]
+    # 3 and 8 are closing braces, 4 is blank: not executable
+    assert lines.executable == {1, 2, 5, 6, 7}
+    assert lines.run == {1, 2, 3, 4, 8} and lines.in_functions == {6, 7, 8}
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"/work/other.js": {"statementMap": {}, "s": {}, "fnMap": {}}},
+        {"/work/calc.js": {"statementMap": {"0": {"start": {"line": 1}}}, "s": {}, "fnMap": {}}},
+        {"/work/calc.js": {"statementMap": {}, "s": {}}},
+        {
+            "/work/calc.js": {
+                "statementMap": {"0": {"start": {}, "end": {}}},
+                "s": {"0": 1},
+                "fnMap": {},
+            }
+        },
+    ],
+)
+def test_other_istanbul_json_is_refused(bad: object, tmp_path: Path) -> None:
+    # the honest twin: test_jests_istanbul_json_is_read_with_the_lines_text
+    with pytest.raises(CoverageDataError):
+        parse_line_data(spool_of(bad), ["calc.js"], tmp_path)
+
+
+def test_jest_gets_v8_coverage_before_the_rerun_words_and_keeps_its_exit_code() -> None:
+    from verify_pr.runners.coverage_node import instrument_for
+    from verify_pr.runners.jest import JestRunner
+
+    jest = instrument_for("jest")
+    assert jest is not None and instrument_for("vitest") is None
+    command = JestRunner().command("/work/vpr-report-" + "a" * 32 + ".json") + " -t x -- t.js"
+    traced = jest(command, ["src/calc.js"], "/work/vpr-report-" + "b" * 32 + ".json")
+    assert traced is not None
+    flags = traced.index("--coverageProvider=v8")
+    assert flags < traced.index(" -- t.js") and "--collectCoverageFrom=src/calc.js" in traced
+    assert "--coverageThreshold={}" in traced and traced.endswith("; exit $vpr_rc")
+    assert jest(command, ["a b.js"], "/work/x") is None  # a name a shell or glob could misread
