@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,8 +11,11 @@ import pytest
 from tests.conftest import require_docker
 from tests.git_helpers import checkout, commit, init_repo
 from tests.integration.compare_helpers import BUGGY, FIXED, IMAGE, TESTS, compare
+from tests.integration.helpers import MANIFEST, fetch, unpack
 from tests.integration.helpers import compare as compare_at
 from verify_pr.render.coverage import not_run_spans
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 HELPER = "\n\ndef unused_helper(x):\n    y = x * 2\n    return y\n"
 NODE_IMAGE = "verify-pr-node:local"
@@ -104,3 +108,28 @@ def test_jest_fixed_line_is_run_by_the_proof_and_the_helper_by_nothing(tmp_path:
     assert not_run_spans(cov) == ["calc.js:5-7"]
     assert "changed lines run: 2 of 5 (by the proof: 2)" in summary
     assert "inside functions" not in summary
+
+
+def test_a_real_release_pair_shows_its_figures(tmp_path: Path) -> None:
+    """parse 1.20.1 -> 1.20.2 (tests/corpus/manifest.json): the fix of hyphens in field names,
+    proven by two new tests; its changed lines in parse.py, and who ran them."""
+    require_docker(IMAGE)
+    (entry,) = [e for e in MANIFEST["history"] if e["id"] == "parse-1.20.2"]
+    repo = init_repo(tmp_path / "repo")
+    shas = []
+    for side in ("base", "head"):
+        tree = unpack(fetch(entry[side]), tmp_path / f"{side}-src")
+        for child in repo.iterdir():
+            if child.name != ".git":
+                shutil.rmtree(child) if child.is_dir() else child.unlink()
+        shutil.copytree(tree, repo, dirs_exist_ok=True)
+        shas.append(commit(repo, {}, f"{side} release"))
+    code, result, summary = compare_at(tmp_path, repo, shas[0], shas[1], IMAGE)
+    assert (code, result.verdict) == (0, "VERIFIED"), result.reasons
+    cov = result.patch_coverage
+    assert cov is not None and cov.state == "measured", cov
+    assert [f.path for f in cov.files] == ["parse.py"]
+    assert cov.changed_lines > 0 and cov.proof_measured
+    assert 0 < cov.proof_lines <= cov.run_lines <= cov.changed_lines
+    assert f"changed lines run: {cov.run_lines} of {cov.changed_lines}" in summary
+    print(summary)  # the figures, for the README (pytest -s)
