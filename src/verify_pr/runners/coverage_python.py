@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import json
+import zlib
 
 from verify_pr.runners.pytest import PYTEST_MAIN
 
@@ -142,8 +143,12 @@ def bootstrap(files: list[str], coverage_path: str) -> str:
     """Python code (no single quotes: it goes inside the command's ``-c '...'``) that starts
     the tracer for ``files`` (repo-relative) and writes to ``coverage_path`` at exit."""
     call = f"{_BOOT}\n_vpr_cov({json.dumps(files)}, {json.dumps(coverage_path)})\ndel _vpr_cov\n"
-    encoded = base64.b64encode(call.encode()).decode("ascii")
-    return f'exec(__import__("base64").b64decode("{encoded}").decode()); '
+    # compressed: the command is shown (cut at 4096 characters) in verdict.json
+    encoded = base64.b64encode(zlib.compress(call.encode(), 9)).decode("ascii")
+    return (
+        'exec(__import__("zlib").decompress(__import__("base64").b64decode('
+        f'"{encoded}")).decode()); '
+    )
 
 
 def instrument(command: str, files: list[str], coverage_path: str) -> str | None:
