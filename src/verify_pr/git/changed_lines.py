@@ -13,7 +13,8 @@ from pathlib import Path
 from verify_pr.git.hardened import HardenedGit
 
 _HUNK = re.compile(rb"^@@ -[0-9]+(?:,[0-9]+)? \+([0-9]+)(?:,([0-9]+))? @@", re.MULTILINE)
-MAX_FILES = 200  # the changed code files measured (the rest are said to be left out)
+MAX_FILES = 200  # the changed code files measured
+MAX_LINES = 100_000  # a file's changed lines kept (models.coverage.MAX_FILE_LINES)
 
 
 def parse_hunks(diff: bytes) -> tuple[int, ...]:
@@ -23,7 +24,7 @@ def parse_hunks(diff: bytes) -> tuple[int, ...]:
         start = int(match.group(1))
         count = 1 if match.group(2) is None else int(match.group(2))
         lines.update(range(start, start + count))
-    return tuple(sorted(lines))
+    return tuple(sorted(lines)[:MAX_LINES])
 
 
 def changed_lines(

@@ -153,8 +153,8 @@ class Session:
             return None
         try:
             return parse_line_data(spool, self.files, self.after_tree)
-        except CoverageDataError as exc:
-            self.head_note = f"the coverage data was refused: {exc}"
+        except (CoverageDataError, OSError) as exc:
+            self.head_note = f"the coverage data was refused: {exc}"[:300]
             return None
 
     def take_head(self, outcome: SuiteOutcome) -> None:
@@ -184,7 +184,11 @@ class Session:
             note = f"not measured: {self.head_note or 'head ran without coverage'}"
             return PatchCoverage(state=CoverageState.NOT_MEASURED, note=note[:500])
         files = [p for p in self.files if p in code]
-        return summarize(self.changed, files, self.head, self.proofs, self.proof_runs)
+        try:
+            return summarize(self.changed, files, self.head, self.proofs, self.proof_runs)
+        except ValueError as exc:  # pydantic's bounds: the figures are lost, never the compare
+            note = f"not measured: the figures are over their bounds ({str(exc)[:200]})"
+            return PatchCoverage(state=CoverageState.NOT_MEASURED, note=note)
 
 
 def start(

@@ -186,3 +186,16 @@ def test_jest_gets_v8_coverage_before_the_rerun_words_and_keeps_its_exit_code() 
     assert flags < traced.index(" -- t.js") and "--collectCoverageFrom=src/calc.js" in traced
     assert "--coverageThreshold={}" in traced and traced.endswith("; exit $vpr_rc")
     assert jest(command, ["a b.js"], "/work/x") is None  # a name a shell or glob could misread
+
+
+def test_figures_over_their_bounds_are_not_measured_never_a_crash(tmp_path: Path) -> None:
+    (tmp_path / "calc.py").write_text("x = 1\n")
+    many = tuple(range(1, 100_002))
+    session = Session("pytest", tmp_path, {"calc.py": many})
+    lines = FileLines(frozenset(many), frozenset(), frozenset(many))
+    session.head = LineData("ast-probes (python 3.11.2)", {"calc.py": lines})
+    cov = session.result(["calc.py"])
+    assert cov.state is CoverageState.NOT_MEASURED and "bounds" in cov.note
+    # the twin: within the bounds, the same session measures
+    session.changed = {"calc.py": many[:10]}
+    assert session.result(["calc.py"]).state is CoverageState.MEASURED
