@@ -199,3 +199,19 @@ def test_figures_over_their_bounds_are_not_measured_never_a_crash(tmp_path: Path
     # the twin: within the bounds, the same session measures
     session.changed = {"calc.py": many[:10]}
     assert session.result(["calc.py"]).state is CoverageState.MEASURED
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["verify/rules.py", "verify/compare.py", "verify/testcases.py", "publish/conclusion.py"],
+)
+def test_no_verdict_or_conclusion_reads_patch_coverage(module: str) -> None:
+    # the data comes from inside the PR's process: it must never decide a verdict
+    source = (Path(__file__).parents[3] / "src" / "verify_pr" / module).read_text()
+    assert "coverage" not in source
+
+
+def test_the_scan_above_would_see_a_use() -> None:
+    # positive control: the hook module that does use it is found by the same scan
+    source = (Path(__file__).parents[3] / "src/verify_pr/verify/compare_run.py").read_text()
+    assert "coverage" in source
