@@ -55,14 +55,20 @@ WORK_DIR: Final = "/work"
 # The largest report the sandbox returns (wrapper.sh holds the same number as a literal, tested
 # equal). A 250,000-case JUnit report from pytest is about 45 MiB.
 MAX_REPORT_BYTES: Final = 64 * 1024 * 1024
+# The largest coverage data the sandbox returns with ``--coverage`` (wrapper.sh: a literal,
+# tested equal). Line sets of a PR's changed files are far smaller.
+MAX_COVERAGE_BYTES: Final = 16 * 1024 * 1024
 
 # What the verifier writes into OUT (the sandbox CLI writes the first three), and the compare
 # mode's top-level files. The publish side reads the same names from the artifact.
 RESULT_FILE: Final = "result.json"
 OUTPUT_FILE: Final = "output.txt"
 REPORT_FILE: Final = "report.txt"
+COVERAGE_FILE: Final = "coverage.txt"
 VERDICT_FILE: Final = "verdict.json"
 SANDBOX_OUT_FILES: Final = frozenset({RESULT_FILE, OUTPUT_FILE, REPORT_FILE})
+# the sandbox CLI's OUT may also hold coverage.txt (--coverage); verify-pr's own OUTs never do
+SANDBOX_CLI_OUT_FILES: Final = SANDBOX_OUT_FILES | {COVERAGE_FILE}
 RUN_OUT_FILES: Final = SANDBOX_OUT_FILES | {VERDICT_FILE}
 COMPARE_RESULT_FILE: Final = "verify-pr-result.json"
 COMPARE_SUMMARY_FILE: Final = "compare_summary.md"

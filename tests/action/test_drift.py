@@ -111,12 +111,12 @@ def test_compare_mode_is_documented_with_fetch_depth_0() -> None:
 
 def test_every_output_is_set_by_the_verify_step() -> None:
     """Each output of action.yml reads an output the verify step's code sets, and back."""
-    from verify_pr.action import COUNT_OUTPUTS
+    from verify_pr.action import COUNT_OUTPUTS, COVERAGE_OUTPUTS
 
     package = ROOT / "src" / "verify_pr" / "action"
     source = "".join(p.read_text(encoding="utf-8") for p in sorted(package.glob("*.py")))
     set_names = set(re.findall(r'set_output\("([a-z-]+)"', source))
-    set_names |= set(COUNT_OUTPUTS)
+    set_names |= set(COUNT_OUTPUTS) | set(COVERAGE_OUTPUTS)
     read = set()
     for name, output in load(VERIFY_ACTION)["outputs"].items():
         match = re.fullmatch(r"\$\{\{ steps\.verify\.outputs\.([a-z-]+) \}\}", output["value"])

@@ -96,6 +96,9 @@ def test_pr_files_to_check_run(
         "skipped": "0",
         "expected-failures": "0",
         "fail-to-pass": "[]",
+        "changed-lines": "",
+        "changed-lines-run": "",
+        "changed-lines-run-by-proof": "",
     }, log
     assert (Path(result_dir) / "verdict.json").is_file()
     # the input cpus defaults to the runner's cores: the sandbox really got them
@@ -232,6 +235,10 @@ def test_compare_pr_to_check_run(
         "skipped": "0",
         "expected-failures": "0",
         "fail-to-pass": '["test_calc.py::test_calc::test_add"]',
+        # calc.py's one changed line (the fix), run by the suite and by the proof
+        "changed-lines": "1",
+        "changed-lines-run": "1",
+        "changed-lines-run-by-proof": "1",
     }, log
     assert (Path(result_dir) / "verify-pr-result.json").is_file()
     assert all(s.returncode == 0 for s in steps), log

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from verify_pr.models.compare import CompareMethod, CompareResult, CompareVerdict, Proof
+from verify_pr.models.coverage import CoverageState, FileCoverage, PatchCoverage
 from verify_pr.models.report import TestCase, TestStatus, Totals
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.transitions import classify, count
@@ -237,6 +238,28 @@ def compare_results() -> dict[str, CompareResult]:
         test_rule="tests/** (base's pytest testpaths)",
         code_paths=("calc.py",),
     )
+    # patch coverage (docs/coverage.md): the fixed line run by the proof, a helper by nothing
+    calc = FileCoverage(
+        path="calc.py",
+        measured=True,
+        changed=(2, 9, 10, 11, 14),
+        in_functions=(2, 10, 11),
+        run=(2, 9),
+        proof=(2, 9),
+        not_run=(10, 11, 14),
+    )
+    coverage = PatchCoverage(
+        state=CoverageState.MEASURED,
+        tool="ast-probes (python 3.11.2)",
+        changed_lines=5,
+        run_lines=2,
+        proof_lines=2,
+        proof_measured=True,
+        changed_in_functions=3,
+        proof_in_functions=1,
+        files=(calc,),
+    )
+    verified = verified.model_copy(update={"patch_coverage": coverage})
     return {
         "verified": verified,
         "nothing-to-prove": nothing_to_prove,

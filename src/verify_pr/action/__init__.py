@@ -33,6 +33,7 @@ from verify_pr.action.entry import main
 from verify_pr.action.image import build_image, check_pull_image
 from verify_pr.action.outputs import (
     COUNT_OUTPUTS,
+    COVERAGE_OUTPUTS,
     compare_status,
     fail_to_pass_output,
     flatten_compare,
@@ -42,6 +43,7 @@ from verify_pr.action.step import run
 
 __all__ = [
     "COUNT_OUTPUTS",
+    "COVERAGE_OUTPUTS",
     "HOST_PYTHON",
     "build_image",
     "check_pull_image",

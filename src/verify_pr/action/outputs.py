@@ -16,6 +16,7 @@ from verify_pr.models.compare import (
     Transition,
     side_file,
 )
+from verify_pr.models.coverage import CoverageState, PatchCoverage
 from verify_pr.models.report import Totals
 from verify_pr.models.sandbox import RunStatus
 
@@ -23,6 +24,7 @@ LOG_OUTPUT_MAX_BYTES = 1 << 20
 # a job's outputs share 1 MiB on GitHub: the output lists the first ids, the artifact all
 MAX_FAIL_TO_PASS_OUTPUT = 200
 COUNT_OUTPUTS = ("total", "passed", "failed", "errors", "skipped", "expected-failures")
+COVERAGE_OUTPUTS = ("changed-lines", "changed-lines-run", "changed-lines-run-by-proof")
 
 
 def print_untrusted(io: ActionsIO, title: str, data: bytes) -> None:
@@ -49,6 +51,18 @@ def set_count_outputs(io: ActionsIO, totals: Totals | None) -> None:
             )
         )
     for name, value in zip(COUNT_OUTPUTS, values, strict=True):
+        io.set_output(name, value)
+
+
+def set_coverage_outputs(io: ActionsIO, coverage: PatchCoverage | None) -> None:
+    """Patch coverage's counts (docs/coverage.md); empty when not measured (the proof's too
+    when its re-runs returned no data). Information, never part of the verdict."""
+    values = ["", "", ""]
+    if coverage is not None and coverage.state is CoverageState.MEASURED:
+        values[:2] = [str(coverage.changed_lines), str(coverage.run_lines)]
+        if coverage.proof_measured:
+            values[2] = str(coverage.proof_lines)
+    for name, value in zip(COVERAGE_OUTPUTS, values, strict=True):
         io.set_output(name, value)
 
 

@@ -24,6 +24,7 @@ from verify_pr.action.outputs import (
     flatten_compare,
     print_untrusted,
     set_count_outputs,
+    set_coverage_outputs,
 )
 from verify_pr.contract import COMPARE_RESULT_FILE, OUTPUT_FILE, VERDICT_FILE
 from verify_pr.errors import ConfigError, Crashed
@@ -119,6 +120,7 @@ def _run_once(
     io.set_output("status", verdict.sandbox.status.value)
     set_count_outputs(io, verdict.totals)
     io.set_output("fail-to-pass", "[]")
+    set_coverage_outputs(io, None)
     io.set_output("out-dir", str(out))
     print(f"verify-pr: verdict {verdict.verdict.value}; files in {out}", file=stream)
     return StepExit.OK
@@ -158,6 +160,7 @@ def _run_compare(
     io.set_output("status", compare_status(result))
     set_count_outputs(io, result.head.totals)
     io.set_output("fail-to-pass", fail_to_pass_output(result))
+    set_coverage_outputs(io, result.patch_coverage)
     io.set_output("out-dir", str(upload))
     print(f"verify-pr: compare verdict {result.verdict.value}; files in {upload}", file=stream)
     return StepExit.OK

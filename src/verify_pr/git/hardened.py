@@ -292,6 +292,18 @@ class HardenedGit:
                 i += 2
         return pairs
 
+    def added_lines_diff(self, base: str, head: str, path: str) -> bytes:
+        """``git diff -U0`` of one path (a literal pathspec), whose hunk headers say which lines
+        head adds or changes (``git.changed_lines``); ``head`` may be a tree. ``--text``: the
+        shadow's attributes unset ``text``, which would make every file a binary one."""
+        self.require_commit(base, "base")
+        self.require_tree_ish(head, "head")
+        flags = ["-U0", "--text", "--no-renames", "--no-ext-diff", "--no-textconv", "--no-color"]
+        done = self._run_raw(["diff", *flags, base, head, "--", f":(literal){path}"])
+        if len(done.stdout) > MAX_DIFF_BYTES:
+            raise GitError("the diff of a changed file is too large")
+        return done.stdout
+
     def merge_bases(self, base: str, head: str) -> list[str]:
         """Every best common ancestor (none for unrelated histories)."""
         self.require_commit(base, "base")

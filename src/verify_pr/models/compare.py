@@ -16,6 +16,7 @@ from verify_pr.contract import (
     VERDICT_FILE,
 )
 from verify_pr.models.base import BoundaryModel, WireNamedModel
+from verify_pr.models.coverage import PatchCoverage
 from verify_pr.models.report import IdText, MessageText, PathText, TestStatus
 from verify_pr.models.verdict import REASON_MAX_CHARS, VerdictFile
 
@@ -123,6 +124,8 @@ class CompareResult(WireNamedModel):
     test_changed: ListedIds = ()  # failed on base, pass on base's code with the PR's test
     flaky: ListedIds = ()
     expected_failure_markers: ListedPaths = ()  # test files where the PR adds xfail/failing
+    # which changed lines ran (docs/coverage.md): information, never part of the verdict
+    patch_coverage: PatchCoverage | None = None
 
 
 # The compare artifact: one flat folder the action uploads and the publish job validates

@@ -58,6 +58,8 @@ class SandboxResult(BoundaryModel):
     timeout_s: Annotated[int, Field(ge=1, le=MAX_TIMEOUT_S)]
     image_id: Annotated[str, Field(max_length=80)] | None = None
     report: ReportStatus = ReportStatus.NOT_REQUESTED
+    # what became of the coverage data file (--coverage; docs/coverage.md), same states
+    coverage: ReportStatus = ReportStatus.NOT_REQUESTED
     duration_s: Annotated[float, Field(ge=0)] | None = None
     # The run's CPU and memory limits (defaults: the spec's 1 CPU and 512 MiB).
     cpus: Annotated[float, Field(gt=0, le=64)] = 1.0

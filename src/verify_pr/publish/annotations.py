@@ -9,10 +9,12 @@ most N + 1 lines), else the annotation goes on line 1. Never more than ``MAX_ANN
 from __future__ import annotations
 
 from verify_pr.markdown import visible
+from verify_pr.models.coverage import PatchCoverage
 from verify_pr.models.report import TestStatus
 from verify_pr.models.verdict import VerdictFile
 from verify_pr.publish.checks import Annotation, CheckAnnotationLevel
 from verify_pr.publish.github_api import GitHubClient, Tree
+from verify_pr.render.coverage import headline, not_run_ranges
 
 MAX_ANNOTATIONS = 500
 MAX_LINE = 1_000_000
@@ -55,5 +57,38 @@ def failing_annotations(
             )
         )
         if len(found) >= MAX_ANNOTATIONS:
+            break
+    return found
+
+
+def coverage_annotations(
+    client: GitHubClient, coverage: PatchCoverage | None, head_sha: str, room: int
+) -> list[Annotation]:
+    """A notice on each run of changed lines nothing ran, on files of the head commit with
+    lines in range; at most ``room`` (what the failing tests left of ``MAX_ANNOTATIONS``)."""
+    spans = not_run_ranges(coverage) if coverage is not None else []
+    if not spans or room <= 0 or coverage is None:
+        return []
+    tree = client.tree(head_sha)
+    title = visible(headline(coverage))
+    found: list[Annotation] = []
+    for path, first, last in spans:
+        if path not in tree.paths or path.startswith("/") or ".." in path.split("/"):
+            continue
+        start, end = line_in_file(first, path, tree), line_in_file(last, path, tree)
+        found.append(
+            Annotation(
+                path=path,
+                start_line=start,
+                end_line=max(start, end),
+                level=CheckAnnotationLevel.NOTICE,
+                message=(
+                    "No test ran these changed lines (measured inside the PR's own processes: "
+                    "information, not part of the verdict)."
+                ),
+                title=title,
+            )
+        )
+        if len(found) >= room:
             break
     return found

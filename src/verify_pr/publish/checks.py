@@ -30,9 +30,11 @@ class Conclusion(StrEnum):
 
 
 class CheckAnnotationLevel(StrEnum):
-    """The Checks API annotation level verify-pr uses (a failing test's line)."""
+    """The Checks API annotation levels verify-pr uses: a failing test's line; a changed line
+    nothing ran (patch coverage: information only)."""
 
     FAILURE = "failure"
+    NOTICE = "notice"
 
 
 @dataclass(frozen=True)

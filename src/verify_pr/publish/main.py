@@ -33,8 +33,13 @@ from verify_pr.exit_codes import PublishExit
 from verify_pr.github.actions_io import escape_data
 from verify_pr.github.settings import Settings
 from verify_pr.models.compare import COMPARE_ARTIFACT_FILES, COMPARE_REQUIRED_FILES
+from verify_pr.models.coverage import PatchCoverage
 from verify_pr.models.verdict import VerdictFile
-from verify_pr.publish.annotations import failing_annotations
+from verify_pr.publish.annotations import (
+    MAX_ANNOTATIONS,
+    coverage_annotations,
+    failing_annotations,
+)
 from verify_pr.publish.checks import Annotation, Conclusion
 from verify_pr.publish.conclusion import conclude, conclude_compare, conclusion_for
 from verify_pr.publish.event import WorkflowRunEvent, read_event
@@ -78,11 +83,18 @@ def take_trust(client: GitHubClient, event: WorkflowRunEvent, settings: Settings
 
 
 def take_annotations(
-    client: GitHubClient, verdict: VerdictFile, head_sha: str, notes: list[str]
+    client: GitHubClient,
+    verdict: VerdictFile,
+    head_sha: str,
+    notes: list[str],
+    coverage: PatchCoverage | None = None,
 ) -> list[Annotation]:
-    """Annotations are a convenience: when they cannot be made, the check says so and goes on."""
+    """Annotations are a convenience: when they cannot be made, the check says so and goes on.
+    Failing tests first; the changed lines nothing ran (notices) in the room left."""
     try:
-        return failing_annotations(client, verdict, head_sha)
+        found = failing_annotations(client, verdict, head_sha)
+        room = MAX_ANNOTATIONS - len(found)
+        return found + coverage_annotations(client, coverage, head_sha, room)
     except GitHubApiError as exc:
         notes.append(f"no annotations: the head commit's tree could not be read ({exc.message})")
     except Exception as exc:  # the check is still posted
@@ -99,7 +111,13 @@ def publish(settings: Settings, client: GitHubClient) -> Conclusion:
     notes: list[str] = []
     run = event.workflow_run
     annotations = (
-        take_annotations(client, annotated, run.head_sha, notes)
+        take_annotations(
+            client,
+            annotated,
+            run.head_sha,
+            notes,
+            intake.compare.patch_coverage if intake.compare is not None else None,
+        )
         if annotated is not None and trust.trusted and not intake.refused
         else []
     )

@@ -10,6 +10,7 @@ from verify_pr.markdown import fenced_block, inline_code
 from verify_pr.models.compare import CompareResult
 from verify_pr.models.verdict import VerdictFile
 from verify_pr.render.compared import compared_line, proof_lines
+from verify_pr.render.coverage import coverage_section
 from verify_pr.render.parts import (
     bullets,
     failing,
@@ -50,6 +51,7 @@ def compare_section(result: CompareResult, trusted: bool) -> list[str]:
     lines.append(transition_counts_table(result.counts))
     lines += bullets(result.reasons)
     lines.append("")
+    lines += coverage_section(result.patch_coverage)
     lines += flip_sections(result)
     lines += harness_section(result)
     return lines

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from verify_pr.markdown import inline_code
 from verify_pr.models.compare import CompareResult, CompareVerdict
 from verify_pr.render.compared import SUMMARY_MAX_ROWS, compared_line, paths_line, proof_lines
+from verify_pr.render.coverage import coverage_section
 from verify_pr.render.parts import ID_CHARS, Listed, bullets, transition_counts_table
 from verify_pr.render.verdicts import compare_title
 
@@ -35,6 +36,7 @@ def compare_summary_markdown(result: CompareResult, listed: Listed) -> str:
     for title, ids in listed:
         if ids:
             lines += _listed(title, ids)
+    lines += coverage_section(result.patch_coverage)
     lines += [compared_line(result), "", transition_counts_table(result.counts)]
     changed = paths_line(result)
     if changed:

@@ -10,6 +10,7 @@ from verify_pr.markdown import escape_inline, inline_code
 from verify_pr.models.compare import CompareResult
 from verify_pr.models.verdict import VerdictFile
 from verify_pr.render.compared import compared_line, proof_lines
+from verify_pr.render.coverage import coverage_section
 from verify_pr.render.parts import (
     bullets,
     failing,
@@ -68,6 +69,8 @@ def compare_job_summary(result: CompareResult) -> str:
     ]
     if result.reasons:
         lines += ["### Reasons", "", *bullets(result.reasons), ""]
+    if result.patch_coverage is not None:
+        lines += ["### Patch coverage", "", *coverage_section(result.patch_coverage)]
     lines += flip_sections(result)
     lines += harness_section(result)
     return "\n".join(lines) + "\n"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-from verify_pr.contract import MAX_REPORT_BYTES
+from verify_pr.contract import MAX_COVERAGE_BYTES, MAX_REPORT_BYTES
 from verify_pr.sandbox.trailer import Trailer, TrailerError, TrailerScanner
 
 STDERR_KEEP = 64 * 1024
@@ -24,13 +24,15 @@ class StreamCapture:
 
     head_limit: int
     nonce: str
+    coverage: bool = False  # the run asked for coverage data: the trailer has its section
     head: bytearray = field(default_factory=bytearray)
     total: int = 0
     stderr: bytearray = field(default_factory=bytearray)
     scanner: TrailerScanner = field(init=False)
 
     def __post_init__(self) -> None:
-        self.scanner = TrailerScanner(self.nonce, MAX_REPORT_BYTES)
+        cov_cap = MAX_COVERAGE_BYTES if self.coverage else None
+        self.scanner = TrailerScanner(self.nonce, MAX_REPORT_BYTES, cov_cap)
 
     def add_stdout(self, data: bytes) -> None:
         room = self.head_limit - len(self.head)

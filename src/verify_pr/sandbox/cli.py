@@ -17,9 +17,12 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from verify_pr.contract import (
+    COVERAGE_FILE,
     DEFAULT_TIMEOUT_S,
+    MAX_COVERAGE_BYTES,
     MAX_REPORT_BYTES,
     REPORT_FILE,
+    SANDBOX_CLI_OUT_FILES,
     TIMEOUT_RANGE,
     WORK_DIR,
     check_report_path,
@@ -44,12 +47,15 @@ to /work inside). The image is never pulled.
 """
 
 _REPORT_MIB = MAX_REPORT_BYTES >> 20
+_COVERAGE_MIB = MAX_COVERAGE_BYTES >> 20
 EPILOG = f"""\
 files written (only by the host, atomically, into --out):
   result.json  status COMPLETED | TIMEOUT | ERROR | BLOCKED, exit_code, output_truncated,
                detail, image, timeout_s, image_id, report, duration_s
   output.txt   the check's stdout+stderr, capped at --max-output bytes (untrusted data)
   report.txt   with --report: the file the check wrote at that path (up to {_REPORT_MIB} MiB)
+  coverage.txt with --coverage: the same for a second path (up to {_COVERAGE_MIB} MiB), e.g.
+               coverage data (docs/coverage.md); result.json's "coverage" says what became of it
 
 exit codes:
   0  the check ran: read result.json (a failing check is still exit 0)
@@ -112,6 +118,12 @@ def build_parser() -> argparse.ArgumentParser:
         action=_Once,
         metavar=f"{WORK_DIR}/NAME",
         help=f"return this file as {REPORT_FILE}",
+    )
+    p.add_argument(
+        "--coverage",
+        action=_Once,
+        metavar=f"{WORK_DIR}/NAME",
+        help=f"return this file too, as {COVERAGE_FILE} (not the --report path)",
     )
     p.add_argument("--cpus", action=_Once, metavar="N", help="CPUs, 0.25..64 (1)")
     p.add_argument("--memory", action=_Once, metavar="SIZE", help="memory, 512m..64g (512m)")
@@ -189,8 +201,13 @@ def _main(argv: list[str]) -> int:
 
     if "\0" in ns.cmd:
         raise InputRefused("--cmd must not contain NUL")
+    coverage_path = None
+    if ns.coverage is not None:
+        coverage_path = check_report_path(ns.coverage, random=False, what="--coverage")
+        if coverage_path == ns.report:
+            raise InputRefused("--coverage must name another file than --report")
     repo = check_repo(ns.repo, os.environ.get("HOME"))
-    out = check_out(ns.out, repo)
+    out = check_out(ns.out, repo, SANDBOX_CLI_OUT_FILES)
     request = SandboxRequest(
         repo=repo,
         command=ns.cmd,
@@ -205,6 +222,7 @@ def _main(argv: list[str]) -> int:
             else None
         ),
         resources=parse_resources(ns.cpus, ns.memory),
+        coverage_path=coverage_path,
     )
     if ns.print_argv:
         from verify_pr.sandbox.policy import DEFAULT_PATH
@@ -231,10 +249,11 @@ def _run(request: SandboxRequest, out: Path) -> int:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     try:
-        write_out(out, run.result, run.output, run.report)
+        write_out(out, run.result, run.output, run.report, run.coverage)
     finally:
-        if run.report is not None:
-            run.report.close()  # explicitly: entry() skips exit-time finalizers
+        for spool in (run.report, run.coverage):
+            if spool is not None:
+                spool.close()  # explicitly: entry() skips exit-time finalizers
     print(f"verify-pr-sandbox: {run.result.status}: {run.result.detail}", file=sys.stderr)
     return SandboxExit.BLOCKED if run.result.status is RunStatus.BLOCKED else SandboxExit.RAN
 

@@ -100,7 +100,9 @@ def _run_created(
     api: ContainerApi, policy: SandboxPolicy, container_id: str, settings: EngineSettings
 ) -> EngineRun:
     nonce = settings.new_nonce()
-    capture = StreamCapture(head_limit=policy.max_output, nonce=nonce)
+    capture = StreamCapture(
+        head_limit=policy.max_output, nonce=nonce, coverage=policy.coverage_path is not None
+    )
     demux = FrameDemuxer(capture)
     stream = api.attach(container_id)
     sock = stream.raw

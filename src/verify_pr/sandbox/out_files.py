@@ -10,7 +10,7 @@ import os
 import secrets
 from pathlib import Path
 
-from verify_pr.contract import OUTPUT_FILE, REPORT_FILE, RESULT_FILE
+from verify_pr.contract import COVERAGE_FILE, OUTPUT_FILE, REPORT_FILE, RESULT_FILE
 from verify_pr.models.sandbox import SandboxResult
 from verify_pr.sandbox.spool import ReportSpool
 
@@ -36,12 +36,19 @@ def _unlink(out: Path, name: str) -> None:
     (out / name).unlink(missing_ok=True)
 
 
-def write_out(out: Path, result: SandboxResult, output: bytes, report: ReportSpool | None) -> None:
+def write_out(
+    out: Path,
+    result: SandboxResult,
+    output: bytes,
+    report: ReportSpool | None,
+    coverage: ReportSpool | None = None,
+) -> None:
     out.mkdir(parents=True, exist_ok=True)
     _unlink(out, RESULT_FILE)
     write_atomic(out, OUTPUT_FILE, output)
-    if report is None:
-        _unlink(out, REPORT_FILE)
-    else:
-        write_atomic(out, REPORT_FILE, report)
+    for name, spool in ((REPORT_FILE, report), (COVERAGE_FILE, coverage)):
+        if spool is None:
+            _unlink(out, name)
+        else:
+            write_atomic(out, name, spool)
     write_atomic(out, RESULT_FILE, result.model_dump_json(indent=2).encode() + b"\n")

@@ -22,11 +22,22 @@ class Outcome:
     output_truncated: bool
     report: ReportSpool | None
     report_status: ReportStatus
+    coverage: ReportSpool | None = None
+    coverage_status: ReportStatus = ReportStatus.NOT_REQUESTED
 
 
-def classify(run: EngineRun, timeout_s: int, max_output: int, report_asked: bool) -> Outcome:
+def classify(
+    run: EngineRun,
+    timeout_s: int,
+    max_output: int,
+    report_asked: bool,
+    *,
+    coverage_asked: bool = False,
+) -> Outcome:
     cap = run.capture
     not_returned = ReportStatus.UNKNOWN if report_asked else ReportStatus.NOT_REQUESTED
+    coverage: ReportSpool | None = None
+    coverage_status = ReportStatus.UNKNOWN if coverage_asked else ReportStatus.NOT_REQUESTED
     try:
         trailer = parse_trailer(cap, run.nonce)
     except TrailerError as exc:
@@ -37,6 +48,8 @@ def classify(run: EngineRun, timeout_s: int, max_output: int, report_asked: bool
         output_end = trailer.output_end
         report = trailer.report
         report_status = _report_status(trailer.report_state, report, report_asked)
+        coverage = trailer.coverage
+        coverage_status = _report_status(trailer.coverage_state, coverage, coverage_asked)
         if trailer.kind is TrailerKind.WRAPPER:
             status, exit_code = RunStatus.ERROR, None
             detail = f"the sandbox wrapper failed ({trailer.code}) before the check could run"
@@ -47,7 +60,17 @@ def classify(run: EngineRun, timeout_s: int, max_output: int, report_asked: bool
     output = bytes(cap.head[: min(output_end, max_output)])
     if truncated:
         detail += f"; output cut at {max_output} bytes"
-    return Outcome(status, exit_code, detail, output, truncated, report, report_status)
+    return Outcome(
+        status,
+        exit_code,
+        detail,
+        output,
+        truncated,
+        report,
+        report_status,
+        coverage,
+        coverage_status,
+    )
 
 
 def _with_rc(run: EngineRun, rc: int, timeout_s: int) -> tuple[RunStatus, int | None, str]:

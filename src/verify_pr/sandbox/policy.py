@@ -54,6 +54,7 @@ class SandboxPolicy:
     max_output: int
     name: str
     report_path: str | None = None
+    coverage_path: str | None = None
     path_env: str = DEFAULT_PATH
     labels: dict[str, str] = field(default_factory=dict)
     memory: str = "512m"
@@ -84,6 +85,7 @@ class SandboxPolicy:
             str(self.timeout_s),
             str(self.max_output + 1),  # one byte over the cap tells the host it was cut
             self.report_path or "-",
+            self.coverage_path or "-",
         ]
 
     @property

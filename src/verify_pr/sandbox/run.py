@@ -46,6 +46,7 @@ class SandboxRequest:
     max_output: int
     report_path: str | None = None
     resources: Resources = DEFAULT_RESOURCES
+    coverage_path: str | None = None  # docs/coverage.md: returned as coverage.txt
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ class SandboxRun:
     result: SandboxResult
     output: bytes
     report: ReportSpool | None  # on disk: a report can be up to MAX_REPORT_BYTES
+    coverage: ReportSpool | None = None  # the coverage data, when asked for and returned
 
 
 def make_policy(request: SandboxRequest, path_env: str, run_id: str) -> SandboxPolicy:
@@ -63,6 +65,7 @@ def make_policy(request: SandboxRequest, path_env: str, run_id: str) -> SandboxP
         timeout_s=request.timeout_s,
         max_output=request.max_output,
         report_path=request.report_path,
+        coverage_path=request.coverage_path,
         path_env=path_env,
         memory=request.resources.memory,
         nano_cpus=request.resources.nano_cpus,
@@ -82,6 +85,7 @@ def blocked_result(request: SandboxRequest, exc: SandboxBlocked) -> SandboxRun:
     from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 
     report = ReportStatus.UNKNOWN if request.report_path else ReportStatus.NOT_REQUESTED
+    coverage = ReportStatus.UNKNOWN if request.coverage_path else ReportStatus.NOT_REQUESTED
     result = SandboxResult(
         status=RunStatus.BLOCKED,
         exit_code=None,
@@ -90,6 +94,7 @@ def blocked_result(request: SandboxRequest, exc: SandboxBlocked) -> SandboxRun:
         image=request.image,
         timeout_s=request.timeout_s,
         report=report,
+        coverage=coverage,
         cpus=request.resources.cpus,
         memory_bytes=request.resources.memory_bytes,
     )
@@ -130,7 +135,11 @@ def run_sandbox(
     from verify_pr.sandbox.outcome import classify
 
     outcome = classify(
-        engine_run, request.timeout_s, request.max_output, request.report_path is not None
+        engine_run,
+        request.timeout_s,
+        request.max_output,
+        request.report_path is not None,
+        coverage_asked=request.coverage_path is not None,
     )
     result = SandboxResult(
         status=outcome.status,
@@ -141,6 +150,7 @@ def run_sandbox(
         timeout_s=request.timeout_s,
         image_id=str(image.get("Id", ""))[:80] or None,
         report=outcome.report_status,
+        coverage=outcome.coverage_status,
         duration_s=round(time.monotonic() - started, 3),
         cpus=request.resources.cpus,
         memory_bytes=request.resources.memory_bytes,
@@ -150,7 +160,7 @@ def run_sandbox(
             scrubbed=image_env.scrubbed,
         ),
     )
-    return SandboxRun(result, outcome.output, outcome.report)
+    return SandboxRun(result, outcome.output, outcome.report, outcome.coverage)
 
 
 def _bounded(text: str) -> str:

@@ -1,9 +1,10 @@
 # verify-pr stage 2: the in-container wrapper (POSIX sh; busybox or coreutils).
-# Arguments: CMD TIMEOUT_S CAPTURE_BYTES REPORT_PATH_OR_DASH. The 128-bit nonce arrives on
+# Arguments: CMD TIMEOUT_S CAPTURE_BYTES REPORT_PATH_OR_DASH COVERAGE_PATH_OR_DASH. The nonce
+# (128 bits) arrives on
 # stdin. Only builtins ever see the nonce: it never reaches an environment or an argv.
 rm -rf /work/.verify-pr-wrapper
 umask 022
-cmd=$1 t=$2 cap=$3 rep=$4
+cmd=$1 t=$2 cap=$3 rep=$4 cov=${5:--}
 IFS= read -r nonce || exit 125
 case $nonce in *[!0-9a-f]* | "") exit 125 ;; esac
 [ "${#nonce}" -eq 32 ] || exit 125
@@ -11,6 +12,7 @@ case $nonce in *[!0-9a-f]* | "") exit 125 ;; esac
 fail() {
   echo "verify-pr: wrapper failed: $1" >&2
   printf '\nVPR1 %s WRAPPER %s none 0\n' "$nonce" "$1"
+  [ "$cov" != - ] && printf '\nVPR1 %s COV none 0\n' "$nonce"
   printf '\nVPR1 %s END\n' "$nonce"
   exit 125
 }
@@ -19,6 +21,8 @@ cp -R /repo/. /work/ || fail copy
 cd /work || fail cd
 stale=
 if [ "$rep" != - ] && { [ -e "$rep" ] || [ -L "$rep" ]; }; then stale=1; fi
+cstale=
+if [ "$cov" != - ] && { [ -e "$cov" ] || [ -L "$cov" ]; }; then cstale=1; fi
 mkfifo /cap/.verify-pr-out || fail fifo
 
 # The capture keeps CAPTURE_BYTES and drains the rest, so a flood cannot block the check.
@@ -89,20 +93,28 @@ done
 kill -CONT "$capper" 2> /dev/null
 wait "$capper"
 
-rs=none rl=0
-if [ "$rep" != - ]; then
-  if [ -n "$stale" ]; then
-    rs=stale
-  elif [ -L "$rep" ] || { [ -e "$rep" ] && [ ! -f "$rep" ]; }; then
-    rs=not_regular
-  elif [ ! -e "$rep" ]; then
-    rs=missing
+# state_of PATH STALE CAP: the file's state in $fs and its length in $fl (0 unless returned).
+state_of() {
+  fs=none fl=0
+  [ "$1" = - ] && return 0
+  if [ -n "$2" ]; then
+    fs=stale
+  elif [ -L "$1" ] || { [ -e "$1" ] && [ ! -f "$1" ]; }; then
+    fs=not_regular
+  elif [ ! -e "$1" ]; then
+    fs=missing
   else
-    rl=$(($(wc -c < "$rep")))
-    if [ "$rl" -gt 67108864 ]; then rs=too_large rl=0; else rs=returned; fi
+    fl=$(($(wc -c < "$1")))
+    if [ "$fl" -gt "$3" ]; then fs=too_large fl=0; else fs=returned; fi
   fi
+}
+state_of "$rep" "$stale" 67108864
+printf '\nVPR1 %s RC %s %s %s\n' "$nonce" "$rc" "$fs" "$fl"
+[ "$fs" = returned ] && head -c "$fl" < "$rep"
+if [ "$cov" != - ]; then
+  state_of "$cov" "$cstale" 16777216
+  printf '\nVPR1 %s COV %s %s\n' "$nonce" "$fs" "$fl"
+  [ "$fs" = returned ] && head -c "$fl" < "$cov"
 fi
-printf '\nVPR1 %s RC %s %s %s\n' "$nonce" "$rc" "$rs" "$rl"
-[ "$rs" = returned ] && head -c "$rl" < "$rep"
 printf '\nVPR1 %s END\n' "$nonce"
 exit "$rc"

@@ -30,7 +30,7 @@ from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.sandbox import tree_files
 from verify_pr.sandbox.resources import DEFAULT_RESOURCES, Resources
 from verify_pr.sandbox.run import SandboxRun
-from verify_pr.verify import compare, harness_closure, rerun
+from verify_pr.verify import compare, harness_closure, patch_coverage, rerun
 from verify_pr.verify.harness import harness_files
 from verify_pr.verify.parallel import run_side_by_side
 from verify_pr.verify.placed import late_tests, placed_files
@@ -109,6 +109,11 @@ def _compare(
     # shared: the PR's version on both sides (tests, and whatever is not known to be code)
     shared, code = split(trees.changed, rule)
     tests = [p for p in shared if rule.is_test(p)]
+    # patch coverage (docs/coverage.md): information only, never read by the verdict
+    after_ish = trees.context.merge_tree or head_sha
+    coverage = patch_coverage.start(
+        request.git_dir, base_sha, after_ish, base_plan.runner, trees.after, code
+    )
     scan = harness_closure.scan(trees.base, trees.after, trees.changed, trees.renames, rule.is_test)
     harness = list(scan.paths)
     before_tree = _before_tree(trees, work, shared)
@@ -121,7 +126,7 @@ def _compare(
     # the runner is base's; each run's import probe looks at the tree that run runs
     jobs = [
         (before_tree, _plan(request, before_tree, base_plan.runner)),
-        (trees.after, _plan(request, trees.after, base_plan.runner)),
+        (trees.after, coverage.plan(_plan(request, trees.after, base_plan.runner))),
     ]
     # base's own run shows how the tests stood before the PR touched them: needed when it
     # edits or deletes a test path, or adds a conftest or data file that changes others
@@ -130,6 +135,7 @@ def _compare(
         jobs.append((trees.base, _own_plan(request, trees.base, rule, edited)))
     outcomes = _run_all(request, jobs)
     before, head = outcomes[0], outcomes[1]
+    coverage.take_head(head)
     base_own = outcomes[2] if edited else None
     # the reports place tests where base's rule saw code: such a path goes to the test side
     # (and before runs again with it) or, when it is base's code and test at once, is mixed
@@ -167,7 +173,7 @@ def _compare(
         head,
         pairing.proofs,
         request.flake_runs,
-        lambda jobs: _run_all(request, jobs),
+        coverage.run_all(lambda jobs: _run_all(request, jobs)),  # the tracer on head's re-runs
     )
     evidence = compare.Evidence(
         base_own=base_own,
@@ -194,6 +200,7 @@ def _compare(
         context=_with_split(trees.context, rule, shared, code),
         pairing=pairing,
     )
+    result = result.model_copy(update={"patch_coverage": coverage.result(code)})
     return CompareRun(result, before, head, base_own, findings=pairing.findings)
 
 

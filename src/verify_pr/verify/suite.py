@@ -35,6 +35,7 @@ class SuitePlan:
     report_path: str
     parse_name: str  # a runner name, or a CustomFormat value
     probed: tuple[str, ...] = ()  # the tree's packages the import probe reports on
+    coverage_path: str | None = None  # the tracer's data, returned as coverage.txt
 
 
 @dataclass(frozen=True)
@@ -159,7 +160,14 @@ def run_suite(
     resources: Resources = DEFAULT_RESOURCES,
 ) -> SuiteOutcome:
     request = SandboxRequest(
-        tree, plan.command, image, timeout_s, max_output, plan.report_path, resources
+        tree,
+        plan.command,
+        image,
+        timeout_s,
+        max_output,
+        plan.report_path,
+        resources,
+        coverage_path=plan.coverage_path,
     )
     run = run_sandbox(request)
     report: TestReport | None = None

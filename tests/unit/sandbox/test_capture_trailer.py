@@ -86,7 +86,7 @@ def test_wrapper_holds_the_same_report_cap() -> None:
     from importlib import resources
 
     text = resources.files("verify_pr.sandbox").joinpath("wrapper.sh").read_text()
-    assert f'[ "$rl" -gt {MAX_REPORT_BYTES} ]' in text
+    assert f'state_of "$rep" "$stale" {MAX_REPORT_BYTES}' in text
 
 
 def test_trailer_found_and_output_cut_before_it() -> None:

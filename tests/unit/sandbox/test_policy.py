@@ -73,11 +73,16 @@ def test_command_is_the_same_in_both() -> None:
     assert [argv[i + 1]] == kwargs["entrypoint"] == ["/bin/sh"]
     assert argv[i + 2] == kwargs["image"] == "img:1"
     assert argv[i + 3 :] == kwargs["command"]
-    assert kwargs["command"][-4:] == ["pytest -q", "30", "1001", "/work/r.xml"]
+    assert kwargs["command"][-5:] == ["pytest -q", "30", "1001", "/work/r.xml", "-"]
 
 
 def test_no_report_is_a_dash() -> None:
-    assert policy(report_path=None).create_kwargs()["command"][-1] == "-"
+    assert policy(report_path=None).create_kwargs()["command"][-2] == "-"
+
+
+def test_coverage_path_is_the_wrappers_last_argument() -> None:
+    p = dataclasses.replace(BASE, coverage_path="/work/c.json")
+    assert p.create_kwargs()["command"][-2:] == ["/work/r.xml", "/work/c.json"]
 
 
 def test_work_is_exec_and_owned_the_others_noexec() -> None:
@@ -115,7 +120,7 @@ def test_the_policy_runs_the_shipped_scripts() -> None:
     assert argv[:2] == ["/bin/sh", "-c"] and argv[3] == "verify-pr-boot"
     assert argv[2] == shipped.joinpath("boot.sh").read_text(encoding="utf-8")
     assert argv[4] == shipped.joinpath("wrapper.sh").read_text(encoding="utf-8")
-    assert argv[5:] == ["pytest -q", "30", "1001", "/work/r.xml"]
+    assert argv[5:] == ["pytest -q", "30", "1001", "/work/r.xml", "-"]
 
 
 def test_the_printed_profile_path_holds_the_text_the_sdk_is_given() -> None:

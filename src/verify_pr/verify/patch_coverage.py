@@ -1,0 +1,208 @@
+"""Which of the PR's changed lines ran: measured in head's run and the proof's re-runs on head.
+
+A :class:`Session` is made once the PR's code paths are known. It adds the coverage tracer
+to the commands that run on the after tree (``plan``; ``run_all`` for the re-runs), keeps
+what each run returned (``coverage.txt``, parsed strictly: it comes from inside the PR's own
+process) and ends with a :class:`PatchCoverage`. Nothing here feeds a verdict.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from verify_pr.contract import MAX_COVERAGE_BYTES, RunnerName, new_report_path
+from verify_pr.models.coverage import (
+    MAX_COVERAGE_FILES,
+    MAX_FILE_LINES,
+    CoverageState,
+    PatchCoverage,
+)
+from verify_pr.sandbox.spool import ReportSpool
+from verify_pr.verify.coverage_lines import FileLines, LineData, summarize
+from verify_pr.verify.suite import SuiteOutcome, SuitePlan
+
+RunJobs = Callable[[list[tuple[Path, SuitePlan]]], list[SuiteOutcome]]
+Instrument = Callable[[str, list[str], str], "str | None"]
+_PY = (".py",)
+_JS = (".js", ".cjs", ".mjs", ".jsx", ".ts", ".cts", ".mts", ".tsx")
+_MAX_LINE = 10_000_000
+
+
+class CoverageDataError(Exception):
+    """The returned coverage data is not what our tracer writes (internal)."""
+
+
+def _lines(value: object, what: str) -> frozenset[int]:
+    if not isinstance(value, list) or len(value) > MAX_FILE_LINES:
+        raise CoverageDataError(f"{what} is not a list of at most {MAX_FILE_LINES} lines")
+    if not all(type(n) is int and 1 <= n <= _MAX_LINE for n in value):
+        raise CoverageDataError(f"{what} holds something other than line numbers")
+    return frozenset(value)
+
+
+def parse_line_data(spool: ReportSpool, files: list[str], tree: Path | None = None) -> LineData:
+    """Our tracer's JSON (version 1), or jest's istanbul JSON (keyed by absolute paths; its
+    lines' text read from ``tree``): only the files we asked for, only line numbers."""
+    if spool.size > MAX_COVERAGE_BYTES:
+        raise CoverageDataError("the coverage data is over its cap")
+    with spool.open() as handle:
+        try:
+            doc = json.loads(handle.read(MAX_COVERAGE_BYTES + 1))
+        except (ValueError, RecursionError) as exc:
+            raise CoverageDataError(f"the coverage data is not JSON: {exc}") from None
+    if isinstance(doc, dict) and "version" not in doc and tree is not None:
+        from verify_pr.verify.coverage_istanbul import IstanbulError, parse_istanbul
+
+        try:
+            return parse_istanbul(doc, files, tree)
+        except IstanbulError as exc:
+            raise CoverageDataError(str(exc)) from None
+    if not isinstance(doc, dict) or doc.get("version") != 1:
+        raise CoverageDataError("the coverage data is not version 1 of ours")
+    raw = doc.get("files")
+    if not isinstance(raw, dict) or not set(raw) <= set(files):
+        raise CoverageDataError("the coverage data names files that were not measured")
+    tool = f"{str(doc.get('tracer', ''))[:40]} ({str(doc.get('runtime', ''))[:40]})"
+    parsed: dict[str, FileLines] = {}
+    for path, entry in raw.items():
+        if not isinstance(entry, dict):
+            raise CoverageDataError(f"{path}: not an object")
+        exe = entry.get("executable")
+        executable = None if exe is None else _lines(exe, f"{path} executable")
+        inside = entry.get("function")
+        parsed[path] = FileLines(
+            executable,
+            frozenset() if inside is None else _lines(inside, f"{path} function"),
+            _lines(entry.get("run"), f"{path} run"),
+        )
+    return LineData(tool, parsed)
+
+
+def _instrument_for(runner: str) -> tuple[Instrument | None, tuple[str, ...], str]:
+    """The runner's tracer, the suffixes it measures, and why not when there is none."""
+    if runner == RunnerName.PYTEST:
+        from verify_pr.runners.coverage_python import instrument
+
+        return instrument, _PY, ""
+    if runner in (RunnerName.JEST, RunnerName.VITEST):
+        from verify_pr.runners import coverage_node
+
+        node = coverage_node.instrument_for(runner)
+        why = (
+            ""
+            if node is not None
+            else f"not measured: {runner}'s V8 coverage needs a package the image lacks"
+        )
+        return node, _JS, why
+    if runner == RunnerName.BUN:
+        return None, (), "not measured: bun has no coverage verify-pr can read from outside"
+    return None, (), "not measured: an own command is run as given, without a tracer"
+
+
+def _regular(tree: Path, path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(tree / path).st_mode)
+    except OSError:
+        return False
+
+
+@dataclass
+class Session:
+    """One compare's measurement: the files, what each run returned, the summary."""
+
+    runner: str
+    after_tree: Path
+    changed: dict[str, tuple[int, ...]]  # code path -> its changed lines (after's numbering)
+    files: list[str] = field(init=False)
+    reason: str = field(init=False)
+    head: LineData | None = None
+    head_note: str = ""
+    proofs: list[LineData] = field(default_factory=list)
+    proof_runs: int = 0
+
+    def __post_init__(self) -> None:
+        self._instrument, suffixes, self.reason = _instrument_for(self.runner)
+        self.files = [
+            p
+            for p in sorted(self.changed)
+            if p.endswith(suffixes) and self.changed[p] and _regular(self.after_tree, p)
+        ][:MAX_COVERAGE_FILES]
+        if not self.reason and not self.files:
+            self.reason = "no changed code file it can measure"
+
+    def plan(self, plan: SuitePlan) -> SuitePlan:
+        """``plan`` with the tracer on (a fresh coverage path), or unchanged."""
+        if self.reason or self._instrument is None:
+            return plan
+        path = new_report_path(".json")
+        command = self._instrument(plan.command, self.files, path)
+        if command is None:
+            return plan
+        return dataclasses.replace(plan, command=command, coverage_path=path)
+
+    def take(self, outcome: SuiteOutcome) -> LineData | None:
+        spool = outcome.run.coverage
+        if spool is None:
+            self.head_note = f"no coverage data came back ({outcome.run.result.coverage})"
+            return None
+        try:
+            return parse_line_data(spool, self.files, self.after_tree)
+        except (CoverageDataError, OSError) as exc:
+            self.head_note = f"the coverage data was refused: {exc}"[:300]
+            return None
+
+    def take_head(self, outcome: SuiteOutcome) -> None:
+        self.head = self.take(outcome)
+
+    def run_all(self, run_all: RunJobs) -> RunJobs:
+        """``run_all`` with the tracer on in every job on the after tree (the proof's re-runs
+        on head), keeping what each returned."""
+
+        def wrapped(jobs: list[tuple[Path, SuitePlan]]) -> list[SuiteOutcome]:
+            planned = [(t, self.plan(p) if t == self.after_tree else p) for t, p in jobs]
+            outcomes = run_all(planned)
+            for outcome, (_tree, plan) in zip(outcomes, planned, strict=True):
+                if plan.coverage_path is not None:
+                    self.proof_runs += 1
+                    data = self.take(outcome)
+                    if data is not None:
+                        self.proofs.append(data)
+            return outcomes
+
+        return wrapped
+
+    def result(self, code: list[str]) -> PatchCoverage:
+        if self.reason:
+            return PatchCoverage(state=CoverageState.NOT_MEASURED, note=self.reason)
+        if self.head is None:
+            note = f"not measured: {self.head_note or 'head ran without coverage'}"
+            return PatchCoverage(state=CoverageState.NOT_MEASURED, note=note[:500])
+        files = [p for p in self.files if p in code]
+        try:
+            return summarize(self.changed, files, self.head, self.proofs, self.proof_runs)
+        except ValueError as exc:  # pydantic's bounds: the figures are lost, never the compare
+            note = f"not measured: the figures are over their bounds ({str(exc)[:200]})"
+            return PatchCoverage(state=CoverageState.NOT_MEASURED, note=note)
+
+
+def start(
+    git_dir: Path, base: str, after: str, runner: str, after_tree: Path, code: list[str]
+) -> Session:
+    """A session for the PR's code paths, their changed lines read with hardened git from
+    ``base`` to ``after`` (head, or the merge result's tree)."""
+    from verify_pr.errors import VerifyPrError
+    from verify_pr.git.changed_lines import changed_lines
+
+    try:
+        changed = changed_lines(git_dir, base, after, code)
+    except VerifyPrError as exc:  # a git failure costs the figures, never the compare
+        session = Session(runner, after_tree, {})
+        session.reason = f"not measured: the changed lines could not be read ({exc})"[:500]
+        return session
+    return Session(runner, after_tree, changed)
