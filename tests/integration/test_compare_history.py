@@ -1,7 +1,7 @@
 """Real history: consecutive releases of packages that ship their tests (PyPI sdists, npm
 tarballs), each pair made into a two-commit git repo here, compared, and checked against the
-runner (pytest, jest) run directly in the same image and lockdown (head's test files over base's
-code, then head): verdict and FAIL_TO_PASS ids.
+runner (pytest, jest, vitest) run directly in the same image and lockdown (head's test files
+over base's code, then head): verdict and FAIL_TO_PASS ids.
 
 The archives are pinned by sha256 in tests/corpus/manifest.json ("history") and cached like the
 run corpus (tests/integration/test_corpus.py). Each entry names its test paths by hand (read
