@@ -63,7 +63,7 @@ class CompareRequest:
 @dataclass(frozen=True)
 class CompareRun:
     result: CompareResult
-    base: SuiteOutcome  # the before run (base's code, the PR's tests)
+    before: SuiteOutcome  # base's code, the PR's tests
     head: SuiteOutcome
     base_own: SuiteOutcome | None = None
     # what stands against the PR, as the verdict used it: the summary lists these
