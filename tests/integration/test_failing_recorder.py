@@ -143,7 +143,7 @@ def test_a_marker_the_lines_do_not_show_is_not_verified(
     # the runner failed it on base's code (its body passed) and passed it on head: read from
     # the runner's state, head's pass is an expected failure, never a proof
     by_name = {t.id.split("::")[-1]: t for t in result.transitions}
-    assert (by_name["adds"].base, by_name["adds"].head) == ("failed", "expected-failure")
+    assert (by_name["adds"].before, by_name["adds"].head) == ("failed", "expected-failure")
 
 
 ENV_HOOK_REFUSED = """const { TestEnvironment } = require('jest-environment-node');
