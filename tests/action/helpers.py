@@ -125,3 +125,19 @@ def _untrusted(check: dict[str, Any]) -> None:
 
 
 HOSTILE_NAME = "@octocat [click](https://evil.example) <img src=x> ::error::pwned `x` | # 1"
+
+
+def step_env(tmp_path: Path) -> dict[str, str]:
+    """The environment a verify step sees in a job with no credentials, in run mode."""
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "temp").mkdir()
+    for name in ("out", "summary"):
+        (tmp_path / name).touch()
+    return {
+        "INPUT_IMAGE": "verify-pr-python:local",
+        "GITHUB_WORKSPACE": str(tmp_path / "ws"),
+        "RUNNER_TEMP": str(tmp_path / "temp"),
+        "GITHUB_OUTPUT": str(tmp_path / "out"),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary"),
+        "PATH": "/usr/bin:/bin",
+    }

@@ -1,4 +1,5 @@
-"""Helpers the verdict-rule tests share: a sandbox result, and a whole run of a suite."""
+"""Helpers the verdict-rule tests share: a sandbox result, and a whole run of a suite; and for the
+compare rule tests, their statuses, shas, a proving pair of runs and the summary of a pairing."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ from verify_pr.models.report import FAILING, RedFlag, ReportFormat, TestCase, Te
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.sandbox.run import SandboxRun
+from verify_pr.verify import compare as cmp
+from verify_pr.verify import summary_lists
 from verify_pr.verify.suite import SuiteOutcome
 
 # Every run status box() was asked for: test_rules checks that its tests walk them all.
@@ -74,3 +77,20 @@ def outcome(
         sandbox=sandbox,
     )
     return SuiteOutcome(vfile, SandboxRun(sandbox, b"", None), report, tamper)
+
+
+# The compare rule tests' statuses, shas and the pair of runs that proves a fix.
+P, F, E, S = TestStatus.PASSED, TestStatus.FAILED, TestStatus.ERROR, TestStatus.SKIPPED
+X = TestStatus.EXPECTED_FAILURE
+BASE_SHA, HEAD_SHA = "a" * 40, "b" * 40
+FIXED_BASE = {"t_bug": F, "t_ok": P}
+FIXED_HEAD = {"t_bug": P, "t_ok": P}
+
+
+def compare_summary(before: SuiteOutcome, head: SuiteOutcome, harness: tuple[str, ...] = ()) -> str:
+    """compare_summary.md as the CLI writes it: the result and the findings of one pairing."""
+    paired = cmp.pair(before, head)
+    result = cmp.build_result(
+        BASE_SHA, HEAD_SHA, before, head, list(harness), False, pairing=paired
+    )
+    return summary_lists.summary_markdown(result, paired.findings)
