@@ -1,0 +1,1 @@
+"""The steps of ``tests/images/build.py``, one module per job (see that script)."""
