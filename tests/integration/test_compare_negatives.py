@@ -113,6 +113,20 @@ def py_repo(tmp_path_factory: pytest.TempPathFactory) -> PyRepo:
                 'from calc import record\n\n\ndef test_first_record():\n    assert record("z") == 1\n'
             ),
         },
+        # the real fix with a new test that leaves files behind (in the tree and in /tmp) and
+        # refuses to find them: honest, it passes in every fresh sandbox; its re-runs share one
+        # sandbox, so each must get a fresh tree and /tmp or it would look flaky
+        "leaves_files": {
+            "calc.py": CALC_FIXED,
+            "tests/test_leaves.py": (
+                "from pathlib import Path\n\nfrom calc import add\n\n\n"
+                "def test_add_in_a_fresh_tree():\n"
+                '    marks = [Path(__file__).parent / "ran.mark", Path("/tmp/ran.mark")]\n'
+                "    assert not any(m.exists() for m in marks)\n"
+                '    for m in marks:\n        m.write_text("ran")\n'
+                "    assert add(2, 3) == 5\n"
+            ),
+        },
     }
     heads = {}
     for name, files in variants.items():
@@ -191,6 +205,17 @@ def test_changing_the_expectation_is_not_proven(
     assert (code, result.verdict) == (4, "NOT_PROVEN")
     hits = [r for r in result.reasons if needle in r]
     assert hits and named in hits[0], result.reasons
+
+
+def test_each_repetition_runs_on_a_fresh_tree(py_repo: PyRepo, tmp_path: Path) -> None:
+    # the three re-runs of a side run in one sandbox: a test that leaves files behind still
+    # passes every time on head (and fails every time on base's code), as in a sandbox each
+    code, result, _ = compare(
+        tmp_path, py_repo.repo, py_repo.base, py_repo.heads["leaves_files"], PYTHON_IMAGE
+    )
+    assert (code, result.verdict) == (0, "VERIFIED"), result.reasons
+    assert "test_add_in_a_fresh_tree" in _tails(p.id for p in result.proofs)
+    assert all(p.reruns == 3 for p in result.proofs) and not result.flaky
 
 
 def test_order_dependent_failure_counts_without_the_rerun(py_repo: PyRepo, tmp_path: Path) -> None:

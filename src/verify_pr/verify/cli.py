@@ -252,7 +252,7 @@ def _compare(ns: argparse.Namespace) -> int:
     if (out / "base-own").is_dir() and not (out / "base-own").is_symlink():
         shutil.rmtree(out / "base-own")  # never a stale run beside new files
     # base/verdict.json is the before run as compared (load failures expanded onto tests)
-    sides = [("base", run.base, run.result.base), ("head", run.head, run.result.head)]
+    sides = [("base", run.before, run.result.base), ("head", run.head, run.result.head)]
     if run.base_own is not None:
         sides.append(("base-own", run.base_own, run.base_own.verdict))
     for side, outcome, verdict in sides:

@@ -64,7 +64,7 @@ class CompareRequest:
 @dataclass(frozen=True)
 class CompareRun:
     result: CompareResult
-    base: SuiteOutcome  # the before run (base's code, the PR's tests)
+    before: SuiteOutcome  # the before run (base's code, the PR's tests)
     head: SuiteOutcome
     base_own: SuiteOutcome | None = None
 
@@ -163,7 +163,8 @@ def _compare(
         head,
         pairing.proofs,
         request.flake_runs,
-        lambda jobs: _run_all(request, jobs),
+        lambda jobs: _run_timed(request, jobs),
+        request.timeout_s,
     )
     evidence = compare.Evidence(
         base_own=base_own,
@@ -266,13 +267,14 @@ def _with_split(
     )
 
 
-def _plan(request: CompareRequest, base_tree: Path, runner: str | None = None) -> SuitePlan:
-    """The runner is detected on base: the PR cannot choose what judges it."""
+def _plan(request: CompareRequest, tree: Path, runner: str | None = None) -> SuitePlan:
+    """``tree``'s run. The runner is detected on base (``runner``, once base's plan is
+    made): the PR cannot choose what judges it."""
     from verify_pr.verify.suite import plan_custom, plan_detected
 
     if request.command is not None:
         return plan_custom(request.command, request.report_format or "")
-    plan = plan_detected(base_tree, runner or request.runner)
+    plan = plan_detected(tree, runner or request.runner)
     if plan.runner == RunnerName.PYTEST:
         # A new test file that cannot import on base's code must not stop the others: the
         # same flag on every run keeps the runs alike.
@@ -305,16 +307,24 @@ def _is_module(rule: TestPathRule, path: str) -> bool:
     return name != "conftest.py" and not name.endswith(".snap") and rule.is_test(name)
 
 
-def _run(request: CompareRequest, tree: Path, plan: SuitePlan) -> SuiteOutcome:
+def _run(
+    request: CompareRequest, tree: Path, plan: SuitePlan, timeout_s: int | None = None
+) -> SuiteOutcome:
     from verify_pr.verify.suite import run_suite
 
-    return run_suite(
-        tree, plan, request.image, request.timeout_s, request.max_output, request.resources
-    )
+    timeout = request.timeout_s if timeout_s is None else timeout_s
+    return run_suite(tree, plan, request.image, timeout, request.max_output, request.resources)
 
 
 def _run_all(request: CompareRequest, jobs: list[tuple[Path, SuitePlan]]) -> list[SuiteOutcome]:
     """Independent runs, side by side when the machine has room; results in job order."""
+    return run_side_by_side(lambda job: _run(request, *job), jobs, request.resources)
+
+
+def _run_timed(
+    request: CompareRequest, jobs: list[tuple[Path, SuitePlan, int]]
+) -> list[SuiteOutcome]:
+    """As ``_run_all``, each job with its own sandbox timeout (a repeated run's)."""
     return run_side_by_side(lambda job: _run(request, *job), jobs, request.resources)
 
 

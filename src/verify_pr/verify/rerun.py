@@ -2,8 +2,9 @@
 
 A test counts as turned green only if it fails every time on base's code (with the PR's
 tests) and passes every time on head, apart from the rest of the suite: order-dependent
-failures and flakes drop out. The selectable tests run together, one runner process per side
-and repetition (each re-run pays a runner's start-up).
+failures and flakes drop out. The selectable tests run together, and the N repetitions of one
+side run in one sandbox (``repeat``: each on a fresh copy of the tree, each with its own
+report), both sides side by side: two sandboxes for the whole proof, not two per repetition.
 """
 
 from __future__ import annotations
@@ -13,17 +14,18 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from verify_pr.contract import new_report_path
-from verify_pr.models.report import FAILING, TestCase, TestStatus
+from verify_pr.errors import ReportError
+from verify_pr.models.report import FAILING, TestCase, TestReport, TestStatus
 from verify_pr.models.sandbox import RunStatus
+from verify_pr.verify.repeat import Repeated, repeated, split
 from verify_pr.verify.select import batch_selector
-from verify_pr.verify.suite import SuiteOutcome, SuitePlan
+from verify_pr.verify.suite import SuiteOutcome, SuitePlan, parse_report
 from verify_pr.verify.testcases import is_load_failure, worst_cases
 
 MAX_RERUN_IDS = 10
 
-# Runs each (tree, plan) job in its own sandbox; outcomes in job order.
-RunJobs = Callable[[list[tuple[Path, SuitePlan]]], list[SuiteOutcome]]
+# Runs each (tree, plan, timeout in seconds) job in its own sandbox; outcomes in job order.
+RunJobs = Callable[[list[tuple[Path, SuitePlan, int]]], list[SuiteOutcome]]
 
 
 class _Standing(StrEnum):
@@ -47,6 +49,7 @@ def confirm(
     f2p: Sequence[str],
     flake_runs: int,
     run_all: RunJobs,
+    timeout_s: int,
 ) -> Confirmation:
     """Re-run the first ``MAX_RERUN_IDS`` of the FAIL_TO_PASS tests that can prove the fix
     (``compare.Pairing.proofs``) ``flake_runs`` times per side."""
@@ -56,60 +59,70 @@ def confirm(
         return Confirmation()
     head_cases = worst_cases(head.verdict)
     cases = [head_cases[test_id] for test_id in f2p[:MAX_RERUN_IDS]]
+    trees = (before_tree, after_tree)
     together = [c for c in cases if batch_selector(plan.runner, [c]) is not None]
     # an own command (or a name no selector can reach) re-runs whole, one test at a time:
     # flakes still show, an order-dependent failure may not
     groups = [(batch_selector(plan.runner, together) or "", together)] if together else []
     groups += [("", [c]) for c in cases if c not in together]
+    loops = [repeated(plan, words, flake_runs, timeout_s) for words, _group in groups]
+    jobs = [(tree, loop.plan, loop.timeout_s) for loop in loops for tree in trees]
+    done = run_all(jobs)  # every group's two sandboxes at once, as the machine has room
     outcome: dict[str, _Standing] = {}
-    for words, group in groups:
-        outcome |= _rerun(plan, words, group, (before_tree, after_tree), flake_runs, run_all)
+    for n, (loop, (_words, group)) in enumerate(zip(loops, groups, strict=True)):
+        before_runs, after_runs = (
+            _reports(o, loop, plan, t) for o, t in zip(done[2 * n : 2 * n + 2], trees, strict=True)
+        )
+        outcome |= _standings(group, before_runs, after_runs)
     flaky = tuple(i for i, v in outcome.items() if v is _Standing.FLAKY)
     unconfirmed = tuple(i for i, v in outcome.items() if v is _Standing.UNCONFIRMED)
     return Confirmation(True, flaky, unconfirmed)
 
 
-def _rerun(
-    plan: SuitePlan,
-    words: str,
+def _standings(
     cases: list[TestCase],
-    trees: tuple[Path, Path],
-    flake_runs: int,
-    run_all: RunJobs,
+    before_runs: list[TestReport | None],
+    after_runs: list[TestReport | None],
 ) -> dict[str, _Standing]:
-    """Each case's standing from ``flake_runs`` runs on each side (before, then after)."""
-    sides = ((trees[0], True), (trees[1], False))
-    suffix = plan.report_path[plan.report_path.rindex(".") :]
+    """Each case's standing from its repetitions, judged in the order they used to run (each
+    repetition before, then after): a case's first failed check is its standing."""
     found = dict.fromkeys((c.id for c in cases), _Standing.CONFIRMED)
-    for _ in range(flake_runs):
-        open_cases = [c for c in cases if found[c.id] is _Standing.CONFIRMED]
-        if not open_cases:
-            break
-        jobs = []
-        for tree, _want in sides:
-            path = new_report_path(suffix)
-            command = plan.command.replace(plan.report_path, path) + (f" {words}" if words else "")
-            jobs.append((tree, SuitePlan(plan.runner, command, path, plan.parse_name)))
-        for outcome, (_tree, want_failure) in zip(run_all(jobs), sides, strict=True):
-            for case in open_cases:
+    for before_report, after_report in zip(before_runs, after_runs, strict=True):
+        for report, want_failure in ((before_report, True), (after_report, False)):
+            for case in cases:
                 if found[case.id] is _Standing.CONFIRMED:
-                    found[case.id] = _judge(outcome, case, want_failure)
+                    found[case.id] = _judge(report, case, want_failure)
     return found
 
 
-def _judge(outcome: SuiteOutcome, case: TestCase, want_failure: bool) -> _Standing:
-    if outcome.report is None or outcome.verdict.sandbox.status is not RunStatus.COMPLETED:
+def _reports(
+    outcome: SuiteOutcome, loop: Repeated, plan: SuitePlan, tree: Path
+) -> list[TestReport | None]:
+    """Each repetition's parsed report (None: missing, unreadable, or the sandbox did not
+    complete)."""
+    spool = outcome.run.report
+    if outcome.run.result.status is not RunStatus.COMPLETED or spool is None:
+        return [None] * loop.times
+    with spool.open() as handle:
+        data = handle.read()
+    found: list[TestReport | None] = []
+    for part in split(data, loop):
+        try:
+            found.append(None if part is None else parse_report(plan, part, tree))
+        except ReportError:
+            found.append(None)
+    return found
+
+
+def _judge(report: TestReport | None, case: TestCase, want_failure: bool) -> _Standing:
+    if report is None:
         return _Standing.UNCONFIRMED
-    status = outcome.report.worst_by_id().get(case.id)
+    status = report.worst_by_id().get(case.id)
     if status is None and want_failure:
         # its file could not load on base's code: that file's stand-in is the failure (only
         # its own file's: the re-run holds other files' tests too)
         status = next(
-            (
-                c.status
-                for c in outcome.report.testcases
-                if c.file == case.file and is_load_failure(c)
-            ),
+            (c.status for c in report.testcases if c.file == case.file and is_load_failure(c)),
             None,
         )
     if status is None:

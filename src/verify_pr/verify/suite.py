@@ -78,6 +78,16 @@ def plan_custom(command: str, report_format: str) -> SuitePlan:
     return SuitePlan("custom", command.replace(REPORT_PLACEHOLDER, path), path, fmt.value)
 
 
+def parse_report(plan: SuitePlan, data: ReportSource, tree: Path) -> TestReport:
+    """The run's report as ``plan``'s runner reads it (``ReportError`` when it cannot), its
+    expected failures marked from ``tree``'s sources for the runners whose report cannot
+    say them (pytest's does: the bootstrap's property)."""
+    report = _parse(plan, data)
+    if plan.parse_name != RunnerName.PYTEST:
+        report = expected_failures.mark(report, tree)
+    return report
+
+
 def _parse(plan: SuitePlan, data: ReportSource) -> TestReport:
     from verify_pr.reports.jest_json import parse_jest_json
     from verify_pr.reports.junit import parse_junit
@@ -166,12 +176,9 @@ def run_suite(
     report_error: str | None = None
     if run.report is not None:
         try:
-            report = _parse(plan, run.report)
+            report = parse_report(plan, run.report, tree)
         except ReportError as exc:
             report_error = exc.diagnostics()
-    if report is not None and plan.parse_name != RunnerName.PYTEST:
-        # pytest's report says it itself (the bootstrap's property); the others cannot
-        report = expected_failures.mark(report, tree)
     tamper = tamper_signals(tree, plan, run.output)
     missing = _missing_modules(tree, plan, run, report)
     judgement = judge(run.result, run.output, report, report_error, tamper, missing)
