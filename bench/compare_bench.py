@@ -136,9 +136,11 @@ def pygments_image(root: Path) -> str:
     return PYGMENTS_IMAGE
 
 
-def timed(cmd: list[str]) -> float:
+def timed(cmd: list[str], env: dict[str, str] | None = None) -> float:
     start = time.perf_counter()
-    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    done = subprocess.run(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=env
+    )
     elapsed = time.perf_counter() - start
     if done.returncode not in (0, 1, 4):
         raise SystemExit(f"{cmd[:4]} exited {done.returncode}")
@@ -161,8 +163,10 @@ def measure(
     options: tuple[str, ...],
     n: int,
     target: float,
+    old_src: Path | None = None,
 ) -> list[str]:
-    """The row's two lines: compare with the default re-runs, and without them."""
+    """The row's two lines: compare with the default re-runs, and without them; with
+    ``old_src`` (another checkout's ``src``), a third: this compare against that one's."""
     root = Path(tempfile.mkdtemp(prefix="vpr-bench-compare-"))
     repo, base, head, head_tree = history_repo(root, entry)
     cli = [sys.executable, "-m", "verify_pr.verify.cli", "compare", "--git", str(repo)]
@@ -186,6 +190,18 @@ def measure(
             f"| {label} vs one bare docker run of head's suite | {x:.2f} s | {y:.2f} s "
             f"| {ratio:.2f} | <= {target} |"
         )
+    if old_src is not None:
+        env = {**os.environ, "PYTHONPATH": str(old_src)}
+        cmd = [*cli, *options]
+        x, y, ratio = pairs(
+            n,
+            lambda: timed([*cmd, "--out", tempfile.mkdtemp(prefix="vpr-bench-out-")]),
+            lambda: timed([*cmd, "--out", tempfile.mkdtemp(prefix="vpr-bench-out-")], env),
+        )
+        lines.append(
+            f"| {row}o this compare vs the one in {old_src} | {x:.2f} s | {y:.2f} s "
+            f"| {ratio:.2f} | < 1 |"
+        )
     return lines
 
 
@@ -195,6 +211,7 @@ def main() -> int:
     parser.add_argument(
         "--rows", default="C1,C2,P20", help="comma-separated: C1 (parse), C2 (jest), P20 (pygments)"
     )
+    parser.add_argument("--old-src", type=Path, help="also time the compare of this src folder")
     args = parser.parse_args()
     history = {e["id"]: e for e in json.loads(MANIFEST.read_text())["history"]}
     history[PYGMENTS["id"]] = PYGMENTS
@@ -205,7 +222,8 @@ def main() -> int:
             continue
         if image == PYGMENTS_IMAGE:
             pygments_image(Path(tempfile.mkdtemp(prefix="vpr-bench-image-")))
-        for line in measure(row, history[entry_id], image, suite, options, args.pairs, target):
+        entry = history[entry_id]
+        for line in measure(row, entry, image, suite, options, args.pairs, target, args.old_src):
             print(line, flush=True)
     return 0
 

@@ -54,10 +54,15 @@ def repeated(plan: SuitePlan, words: str, times: int, timeout_s: int) -> Repeate
     mark = f"vpr-repeat-{secrets.token_hex(16)}"
     combined = new_report_path(suffix)
     steps = [f"mkdir -m 700 {keep} || exit 125"]
+    # the selection is said once (the positional parameters), not once per repetition: a
+    # long list of ids times the repetitions could pass the kernel's cap on one argument
+    if words:
+        steps.append(f"set -- {words}")
     for index in range(1, times + 1):
         path = new_report_path(suffix)
-        command = plan.command.replace(plan.report_path, path) + (f" {words}" if words else "")
+        command = plan.command.replace(plan.report_path, path) + (' "$@"' if words else "")
         run = f"timeout -s KILL {timeout_s} /bin/sh -c {shlex.quote(command)}"
+        run += ' vpr-repeat "$@"' if words else ""
         if index == 1:
             steps.append(f"{run}; cp {path} {keep}/{index} 2>/dev/null")
         else:

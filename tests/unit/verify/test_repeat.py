@@ -25,16 +25,22 @@ def test_each_repetition_gets_its_own_report_and_the_selection() -> None:
     loop = repeated(PLAN, "tests/test_a.py::test_x", 3, 60)
     command = loop.plan.command
     assert "/work/vpr-report-ab.xml" not in command  # every repetition has a fresh path
-    assert command.count("tests/test_a.py::test_x") == 3
+    assert command.count("tests/test_a.py::test_x") == 1  # said once, for every repetition
+    assert command.count(' vpr-repeat "$@"') == 3
     assert command.count("timeout -s KILL 60 ") == 3  # each under the run's own timeout
     assert command.count("cp -R /repo/. /work/") == 2  # repetitions 2 and 3 on a fresh tree
     assert loop.plan.report_path in command and loop.plan.report_path.startswith("/work/")
     assert loop.timeout_s == 3 * 60 + 30
 
 
+def test_the_command_stays_short_with_many_long_ids() -> None:
+    words = " ".join(f"tests/test_a.py::test_{'x' * 900}[{i}]" for i in range(10))
+    assert len(repeated(PLAN, words, 20, 60).plan.command) < 32 * 1024  # 128 KiB is the cap
+
+
 def test_the_sandbox_timeout_stays_within_the_contract() -> None:
     assert repeated(PLAN, "", 3, MAX_TIMEOUT_S).timeout_s == MAX_TIMEOUT_S
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="at least one"):
         repeated(PLAN, "", 0, 60)
 
 
