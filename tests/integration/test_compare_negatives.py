@@ -127,6 +127,18 @@ def py_repo(tmp_path_factory: pytest.TempPathFactory) -> PyRepo:
                 "    assert add(2, 3) == 5\n"
             ),
         },
+        # the real fix with a test that removes what the re-runs set aside: the repetitions it
+        # removed can prove nothing (not re-run), never a pass
+        "wipes_reruns": {
+            "calc.py": CALC_FIXED,
+            "tests/test_wipes.py": (
+                "import glob\nimport shutil\n\nfrom calc import add\n\n\n"
+                "def test_add_and_wipe():\n"
+                '    for kept in glob.glob("/tmp/vpr-repeat-*"):\n'
+                "        shutil.rmtree(kept, ignore_errors=True)\n"
+                "    assert add(2, 3) == 5\n"
+            ),
+        },
     }
     heads = {}
     for name, files in variants.items():
@@ -216,6 +228,16 @@ def test_each_repetition_runs_on_a_fresh_tree(py_repo: PyRepo, tmp_path: Path) -
     assert (code, result.verdict) == (0, "VERIFIED"), result.reasons
     assert "test_add_in_a_fresh_tree" in _tails(p.id for p in result.proofs)
     assert all(p.reruns == 3 for p in result.proofs) and not result.flaky
+
+
+def test_removing_the_set_aside_reports_proves_nothing(py_repo: PyRepo, tmp_path: Path) -> None:
+    # hostile twin of the test above: each repetition's report lost is a re-run not made
+    code, result, _ = compare(
+        tmp_path, py_repo.repo, py_repo.base, py_repo.heads["wipes_reruns"], PYTHON_IMAGE
+    )
+    assert (code, result.verdict) == (4, "NOT_PROVEN")
+    hits = [r for r in result.reasons if "could not be re-run by id" in r]
+    assert hits and "test_add_and_wipe" in hits[0], result.reasons  # with its whole group
 
 
 def test_order_dependent_failure_counts_without_the_rerun(py_repo: PyRepo, tmp_path: Path) -> None:
