@@ -35,6 +35,9 @@ _RESET = (
 )
 
 
+COMBINED = "repeated"  # the sandbox plan's parse name: not a runner's, so never parsed whole
+
+
 @dataclass(frozen=True)
 class Repeated:
     """The sandbox's plan (the loop, and the combined report's path) and how to split it."""
@@ -72,7 +75,8 @@ def repeated(plan: SuitePlan, words: str, times: int, timeout_s: int) -> Repeate
         f"printf '\\n%s %d\\n' {mark} {i}; cat {keep}/{i} 2>/dev/null" for i in range(1, times + 1)
     )
     steps.append(f"cd /work 2>/dev/null; {{ {parts}; }} > {combined}; exit 0")
-    sandbox_plan = SuitePlan(plan.runner, "\n".join(steps), combined, plan.parse_name)
+    # no parser reads the combined report whole (``split`` does, then the run's own parser)
+    sandbox_plan = SuitePlan(plan.runner, "\n".join(steps), combined, COMBINED)
     return Repeated(sandbox_plan, mark, times, min(MAX_TIMEOUT_S, timeout_s * times + 30))
 
 

@@ -3,10 +3,12 @@ runs are in tests/integration/test_compare_negatives.py and test_compare.py)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from verify_pr.contract import MAX_TIMEOUT_S
-from verify_pr.verify.repeat import repeated, split
+from verify_pr.verify.repeat import COMBINED, repeated, split
 from verify_pr.verify.suite import SuitePlan
 
 PLAN = SuitePlan(
@@ -31,6 +33,16 @@ def test_each_repetition_gets_its_own_report_and_the_selection() -> None:
     assert command.count("cp -R /repo/. /work/") == 2  # repetitions 2 and 3 on a fresh tree
     assert loop.plan.report_path in command and loop.plan.report_path.startswith("/work/")
     assert loop.timeout_s == 3 * 60 + 30
+    assert loop.plan.parse_name == COMBINED  # read by ``split``, never whole
+
+
+def test_no_parser_reads_the_combined_report_whole() -> None:
+    from verify_pr.errors import ReportError
+    from verify_pr.verify.suite import parse_report
+
+    loop = repeated(PLAN, "", 2, 60)
+    with pytest.raises(ReportError, match="no parser"):
+        parse_report(loop.plan, b"\n" + loop.mark.encode() + b" 1\n<testsuites/>", Path())
 
 
 def test_the_command_stays_short_with_many_long_ids() -> None:
