@@ -22,7 +22,9 @@ from dataclasses import dataclass
 from verify_pr.contract import MAX_TIMEOUT_S, new_report_path
 from verify_pr.verify.suite import SuitePlan
 
-# Set aside outside /work (which each repetition empties) and named so no test can guess it.
+# Set aside outside /work (which each repetition empties), under a random name so the tree
+# cannot plant it; a test that reads the name from the command line can change what is there
+# (the residual every report has: the checked code runs as the same user as the runner).
 _KEEP = "/tmp/vpr-repeat-{token}"  # noqa: S108 (inside the container, a random name)
 
 # Everything the previous repetition wrote goes (the tree, HOME=/work, /tmp but the reports
