@@ -37,6 +37,7 @@ _RESET = (
 )
 
 
+_KILLED = 137  # timeout -s KILL's status when the time ran out (128 + SIGKILL)
 COMBINED = "repeated"  # the sandbox plan's parse name: not a runner's, so never parsed whole
 
 
@@ -68,11 +69,14 @@ def repeated(plan: SuitePlan, words: str, times: int, timeout_s: int) -> Repeate
         command = plan.command.replace(plan.report_path, path) + (' "$@"' if words else "")
         run = f"timeout -s KILL {timeout_s} /bin/sh -c {shlex.quote(command)}"
         run += ' vpr-repeat "$@"' if words else ""
+        # a repetition its timeout killed is not run, whatever report it left (as a sandbox
+        # that timed out): its part is dropped
+        keep_it = f"[ $? = {_KILLED} ] || cp {path} {keep}/{index} 2>/dev/null"
         if index == 1:
-            steps.append(f"{run}; cp {path} {keep}/{index} 2>/dev/null")
+            steps.append(f"{run}; {keep_it}")
         else:
             reset = _RESET.format(keep=keep)
-            steps.append(f"if {reset}; then {run}; cp {path} {keep}/{index} 2>/dev/null; fi")
+            steps.append(f"if {reset}; then {run}; {keep_it}; fi")
     parts = "; ".join(
         f"printf '\\n%s %d\\n' {mark} {i}; cat {keep}/{i} 2>/dev/null" for i in range(1, times + 1)
     )

@@ -30,6 +30,7 @@ def test_each_repetition_gets_its_own_report_and_the_selection() -> None:
     assert command.count("tests/test_a.py::test_x") == 1  # said once, for every repetition
     assert command.count(' vpr-repeat "$@"') == 3
     assert command.count("timeout -s KILL 60 ") == 3  # each under the run's own timeout
+    assert command.count("[ $? = 137 ] || cp ") == 3  # and dropped when it ran out
     assert command.count("cp -R /repo/. /work/") == 2  # repetitions 2 and 3 on a fresh tree
     assert loop.plan.report_path in command and loop.plan.report_path.startswith("/work/")
     assert loop.timeout_s == 3 * 60 + 30
