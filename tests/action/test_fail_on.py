@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.action.compare_builders import case, compare_result
-from tests.action.helpers import VERIFY_ACTION, load, verdict_file
+from tests.action.helpers import VERIFY_ACTION, load, step_env, verdict_file
 from verify_pr import action
 from verify_pr.errors import ConfigError
 from verify_pr.exit_codes import StepExit, compare_exit_codes, run_exit_codes
@@ -32,19 +32,7 @@ from verify_pr.models.verdict import Verdict
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
-    (tmp_path / "ws").mkdir()
-    (tmp_path / "temp").mkdir()
-    for name in ("out", "summary"):
-        (tmp_path / name).touch()
-    return {
-        "INPUT_IMAGE": "verify-pr-python:local",
-        "GITHUB_WORKSPACE": str(tmp_path / "ws"),
-        "RUNNER_TEMP": str(tmp_path / "temp"),
-        "GITHUB_OUTPUT": str(tmp_path / "out"),
-        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary"),
-        "GITHUB_EVENT_PATH": "/github/event.json",
-        "PATH": "/usr/bin:/bin",
-    }
+    return {**step_env(tmp_path), "GITHUB_EVENT_PATH": "/github/event.json"}
 
 
 # --- the input ------------------------------------------------------------------------------

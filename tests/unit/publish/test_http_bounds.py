@@ -11,19 +11,17 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from collections.abc import Iterator
 
 import httpx
 import pytest
 
-from tests.github_fake.server import TOKEN, FakeGitHub, Fault
+from tests.github_fake.server import FakeGitHub, Fault
+from tests.unit.publish.helpers import SHA, Sleeps
 from verify_pr.errors import GitHubApiError, ReportError
 from verify_pr.publish import http
 from verify_pr.publish.github_api import GitHubClient
 from verify_pr.publish.http import RestHttp, finite_number
 
-SHA = "a" * 40
-NOW = 1_800_000_000.0
 ANSWER = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n[]"
 FOREVER_HEADERS = b"HTTP/1.1 200 OK\r\n" + b"X-Slow: a\r\n" * 10_000
 FOREVER_BODY = b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + b" " * 100_000
@@ -100,29 +98,7 @@ def test_positive_control_a_trickled_complete_answer_arrives_in_time() -> None:
 # -- numbers from headers ----------------------------------------------------------------
 
 
-class Sleeps:
-    def __init__(self) -> None:
-        self.waits: list[float] = []
-
-    def __call__(self, seconds: float) -> None:
-        self.waits.append(seconds)
-
-
-@pytest.fixture
-def sleeps() -> Sleeps:
-    return Sleeps()
-
-
-@pytest.fixture
-def client(github_fake: FakeGitHub, sleeps: Sleeps) -> Iterator[GitHubClient]:
-    with GitHubClient(
-        token=TOKEN,
-        repository="octo/repo",
-        base_url=github_fake.base_url,
-        sleep=sleeps,
-        clock=lambda: NOW,
-    ) as gh:
-        yield gh
+# the sleeps and client fixtures: tests/unit/publish/conftest.py
 
 
 @pytest.mark.parametrize("value", ["nan", "NaN", "inf", "-inf", "1e999", "soon", ""])
