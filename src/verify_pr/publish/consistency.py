@@ -169,6 +169,14 @@ def _unloaded_gaps(result: CompareResult) -> list[str]:
     return []
 
 
+def forgiven_unloaded(result: CompareResult | None) -> tuple[str, ...]:
+    """The head test files a VERIFIED comparison forgave for not loading (the trust step checks
+    them against GitHub's listing of the PR's files)."""
+    if result is None or result.verdict is not CompareVerdict.VERIFIED:
+        return ()
+    return tuple(sorted(load_failed_files(result.head.testcases) or ()))
+
+
 def _files(files: Iterable[str]) -> str:
     names = sorted(files)
     return ", ".join(n[:150] for n in names[:3]) + (
