@@ -138,8 +138,9 @@ def _compare(
     base_own = outcomes[2] if edited else None
     # a test file the PR does not change that head cannot load: forgiven only if base's own
     # run, whole (nothing of the PR in it), cannot load it either (``unloaded``)
-    untouched = set(unloaded.load_failures(head) or ()) - set(trees.changed)
-    own_again = bool(untouched) and (own_plan is None or own_plan.command != whole_own.command)
+    own_again = bool(unloaded.untouched(head, trees.changed)) and (
+        own_plan is None or own_plan.command != whole_own.command
+    )
     # the reports place tests where base's rule saw code: such a path goes to the test side
     # (and before runs again with it) or, when it is base's code and test at once, is mixed
     roots = (trees.base, trees.after)

@@ -57,6 +57,15 @@ def _junit_texts(outcome: SuiteOutcome, report: TestReport) -> Mapping[str, str]
     return load_error_texts(outcome.run.report)
 
 
+def untouched(head: SuiteOutcome, changed: Sequence[str]) -> set[str]:
+    """head's test files that could not load and the PR does not change (what base's own run,
+    whole, must be asked about); empty when head's report raises no load flag."""
+    flags = set(head.report.red_flags) if head.report is not None else set()
+    if not flags & LOAD_FLAGS:
+        return set()
+    return set(load_failures(head) or ()) - set(changed)
+
+
 def judge(
     before: SuiteOutcome,
     head: SuiteOutcome,

@@ -13,12 +13,14 @@ import pytest
 
 from tests.unit.verify.helpers import BASE_SHA, HEAD_SHA, box
 from verify_pr.models.compare import MAX_LISTED_PATHS, CompareResult, CompareVerdict
+from verify_pr.models.loadfail import names_path
 from verify_pr.models.report import RedFlag, ReportFormat, TestCase, TestReport, TestStatus
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.publish.consistency import compare_problems
 from verify_pr.sandbox.run import SandboxRun
 from verify_pr.verify import compare as cmp
+from verify_pr.verify import unloaded
 from verify_pr.verify.missing_deps import NOT_PROVEN_PREFIX
 from verify_pr.verify.suite import SuiteOutcome
 
@@ -230,3 +232,25 @@ def test_an_image_gap_that_predates_the_pr_is_the_fail_it_shows() -> None:
     refused = _compare(before=before, head=head, own=OWN)  # OWN's file fails another way
     assert refused.verdict is CompareVerdict.NOT_PROVEN
     assert any("was itself NOT_PROVEN" in r for r in refused.reasons), refused.reasons
+
+
+def test_base_own_is_asked_about_untouched_files_of_a_flagged_head_only() -> None:
+    assert unloaded.untouched(HEAD, CHANGED) == {STALE}
+    assert unloaded.untouched(HEAD, (*CHANGED, STALE)) == set()
+    unflagged = replace(HEAD, report=HEAD.report.model_copy(update={"red_flags": ()}))  # type: ignore[union-attr]
+    assert unloaded.untouched(unflagged, CHANGED) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("at Object.<anonymous> (lib/Mock.js:3:9)", "lib/Mock.js"),
+        ('File "/work/lib/Mock.js", line 3', "lib/Mock.js"),
+        ("lib/Mock.js:3\nSyntaxError", "lib/Mock.js"),
+        ("at (node_modules/x/package.json:1)", None),  # not the PR's package.json
+        ("at (lib/Mock.jsx:3:9)", None),
+        ("at (lib/mjs/lib/Mock.js:3:9)", None),
+    ],
+)
+def test_an_error_names_a_changed_path_only_whole(text: str, named: str | None) -> None:
+    assert names_path(text, ["package.json", "lib/Mock.js"]) == named
