@@ -25,11 +25,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from verify_pr.models.loadfail import load_failed_files, names_path
-from verify_pr.models.report import RedFlag, ReportFormat, TestReport
+from verify_pr.models.report import ReportFormat, TestReport
 from verify_pr.verify.suite import SuiteOutcome
-
-# the flags a load failure raises; a run without any keeps today's rules untouched
-LOAD_FLAGS = frozenset({RedFlag.COLLECTION_ERROR, RedFlag.LOAD_ERROR})
 
 
 @dataclass(frozen=True)
@@ -59,10 +56,7 @@ def _junit_texts(outcome: SuiteOutcome, report: TestReport) -> Mapping[str, str]
 
 def untouched(head: SuiteOutcome, changed: Sequence[str]) -> set[str]:
     """head's test files that could not load and the PR does not change (what base's own run,
-    whole, must be asked about); empty when head's report raises no load flag."""
-    flags = set(head.report.red_flags) if head.report is not None else set()
-    if not flags & LOAD_FLAGS:
-        return set()
+    whole, must be asked about)."""
     return set(load_failures(head) or ()) - set(changed)
 
 
@@ -74,8 +68,9 @@ def judge(
 ) -> Unloaded:
     """Which of head's load failures predate the PR (see the module's rules). ``changed`` is
     every path the PR changes; None (not known) forgives nothing."""
-    flags = set(head.report.red_flags) if head.report is not None else set()
-    on_head = load_failures(head) if flags & LOAD_FLAGS else None
+    # every case that may stand for a file that did not load, flagged or not: the publish job
+    # sees the testcases, not the flags, and asks the same of each (``publish.consistency``)
+    on_head = load_failures(head)
     if not on_head:
         return Unloaded()
     files = tuple(sorted(on_head))

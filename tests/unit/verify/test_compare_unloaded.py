@@ -234,11 +234,18 @@ def test_an_image_gap_that_predates_the_pr_is_the_fail_it_shows() -> None:
     assert any("was itself NOT_PROVEN" in r for r in refused.reasons), refused.reasons
 
 
-def test_base_own_is_asked_about_untouched_files_of_a_flagged_head_only() -> None:
+def test_base_own_is_asked_about_the_untouched_files_head_could_not_load() -> None:
     assert unloaded.untouched(HEAD, CHANGED) == {STALE}
     assert unloaded.untouched(HEAD, (*CHANGED, STALE)) == set()
-    unflagged = replace(HEAD, report=HEAD.report.model_copy(update={"red_flags": ()}))  # type: ignore[union-attr]
-    assert unloaded.untouched(unflagged, CHANGED) == set()
+    assert unloaded.untouched(_run([_test("bug", P), _test("ok", F)]), CHANGED) == set()
+
+
+def test_an_unflagged_stand_in_needs_the_same_evidence_as_publish_asks() -> None:
+    """A junit report (bun's, an own command's) flags no load error for an errored case
+    without a class: publish cannot see flags, so the verifier asks the same evidence."""
+    head = _run([_test("bug", P), _test("ok", P), _stand_in()])
+    _not_proven(_compare(head=head, own=None), "base's own run did not run")
+    assert _compare(head=head).verdict is CompareVerdict.VERIFIED
 
 
 @pytest.mark.parametrize(
