@@ -14,6 +14,7 @@ from tests.conftest import require_docker
 from tests.git_helpers import checkout, commit, init_repo
 from tests.integration.helpers import compare
 from verify_pr.models.compare import CompareResult
+from verify_pr.models.verdict import VerdictFile
 from verify_pr.publish.consistency import compare_problems
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -127,6 +128,9 @@ def test_pytest_a_module_that_never_loaded_is_forgiven_one_the_pr_broke_is_not(
     assert {p.id.split("::")[-1] for p in result.proofs} == {"test_add"}
     # head's own NOT PROVEN (the image lacks the dropped module) is the FAIL it shows
     assert result.head.verdict == "FAIL", result.head.reasons
+    own_file = tmp_path / "honest" / "out" / "base-own" / "verdict.json"
+    written = VerdictFile.model_validate_json(own_file.read_text())
+    assert written == result.base_own and written.verdict == "FAIL", written.reasons
     assert compare_problems(result, honest) == []
 
     code, result, _ = compare(tmp_path / "code", repo, base, code_attack, PYTHON_IMAGE)
