@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from verify_pr.models.compare import CompareResult, CompareVerdict, Transition
+from verify_pr.models.compare import MAX_LISTED_PATHS, CompareResult, CompareVerdict, Transition
+from verify_pr.models.loadfail import load_failed_files, names_path
 from verify_pr.models.report import (
     EXECUTED,
     FAILING,
@@ -135,7 +136,52 @@ def _verified_gaps(result: CompareResult) -> list[str]:
         and not result.strict_harness
         and "harness files changed without strict harness",
     ]
-    return [g for g in gaps if g] + _clean_gaps(result)
+    return [g for g in gaps if g] + _unloaded_gaps(result) + _clean_gaps(result)
+
+
+def _unloaded_gaps(result: CompareResult) -> list[str]:
+    """Head's test files that could not load (as ``verify.unloaded``): VERIFIED only when
+    each failed to load, with the same message, in base's own run and in the base run too,
+    the PR does not change it (by the comparison's own listing of the changed paths, whole),
+    and its message names no path the PR changes."""
+    on_head = load_failed_files(result.head.testcases)
+    if on_head == {}:
+        return []
+    if on_head is None:
+        return ["a test file that failed to load on head has no path"]
+    if result.base_own is None:
+        return [f"head could not load {_files(on_head)} and base's own run is missing"]
+    own = load_failed_files(result.base_own.testcases) or {}
+    was = load_failed_files(result.before.testcases) or {}
+    changed = [*result.test_paths, *result.code_paths]
+    if max(len(result.test_paths), len(result.code_paths)) >= MAX_LISTED_PATHS:
+        return [f"head could not load {_files(on_head)} and the changed paths are not all listed"]
+    bad = [
+        f
+        for f, text in on_head.items()
+        if f in changed or own.get(f) != text or was.get(f) != text or names_path(text, changed)
+    ]
+    if bad:
+        return [
+            f"head could not load {_files(bad)}, not shown to fail alike in base's own run "
+            "and the base run, untouched by the PR"
+        ]
+    return []
+
+
+def forgiven_unloaded(result: CompareResult | None) -> tuple[str, ...]:
+    """The head test files a VERIFIED comparison forgave for not loading (the trust step checks
+    them against GitHub's listing of the PR's files)."""
+    if result is None or result.verdict is not CompareVerdict.VERIFIED:
+        return ()
+    return tuple(sorted(load_failed_files(result.head.testcases) or ()))
+
+
+def _files(files: Iterable[str]) -> str:
+    names = sorted(files)
+    return ", ".join(n[:150] for n in names[:3]) + (
+        f" and {len(names) - 3} more" if len(names) > 3 else ""
+    )
 
 
 def _nothing_gaps(result: CompareResult) -> list[str]:

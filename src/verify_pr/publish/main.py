@@ -42,6 +42,7 @@ from verify_pr.publish.annotations import (
 )
 from verify_pr.publish.checks import Annotation, Conclusion
 from verify_pr.publish.conclusion import conclude, conclude_compare, conclusion_for
+from verify_pr.publish.consistency import forgiven_unloaded
 from verify_pr.publish.event import WorkflowRunEvent, read_event
 from verify_pr.publish.github_api import GitHubClient
 from verify_pr.publish.intake import ARTIFACT_FILES, Intake, fetch_artifact
@@ -72,10 +73,14 @@ def take_intake(client: GitHubClient, event: WorkflowRunEvent, name: str) -> Int
         return Intake(refused=f"the artifact could not be read: {_internal(exc)}")
 
 
-def take_trust(client: GitHubClient, event: WorkflowRunEvent, settings: Settings) -> Trust:
+def take_trust(
+    client: GitHubClient, event: WorkflowRunEvent, settings: Settings, intake: Intake | None = None
+) -> Trust:
     """The trust assessment; an API failure or a bug makes the result untrusted, with why."""
     try:
-        return assess_trust(client, event, protected_patterns(event, settings.protected_paths))
+        patterns = protected_patterns(event, settings.protected_paths)
+        unloaded = forgiven_unloaded(intake.compare if intake is not None else None)
+        return assess_trust(client, event, patterns, unloaded)
     except GitHubApiError as exc:
         return Trust([f"the PR could not be checked through the API: {exc.diagnostics()}"])
     except Exception as exc:  # fail closed
@@ -105,7 +110,7 @@ def take_annotations(
 def publish(settings: Settings, client: GitHubClient) -> Conclusion:
     event = read_event(settings.event_path)
     intake = take_intake(client, event, settings.artifact_name)
-    trust = take_trust(client, event, settings)
+    trust = take_trust(client, event, settings, intake)
     conclusion = conclusion_for(intake, trust)
     annotated = intake.compare.head if intake.compare is not None else intake.verdict
     notes: list[str] = []

@@ -7,8 +7,9 @@ is the run's head sha and head repository. The event's list alone is never enoug
 a PR of another repository whose head branch has the same name.
 
 Then the files each such PR changes are listed: if any changes the workflow that produced the
-artifact, anything under ``.github/``, any ``action.yml``, or a configured protected path, the
-result is **not trusted**.
+artifact, anything under ``.github/``, any ``action.yml``, or a configured protected path, or a
+test file a VERIFIED comparison forgave for not loading on head (``verify.unloaded``: it must be
+untouched by the PR), the result is **not trusted**.
 """
 
 from __future__ import annotations
@@ -44,8 +45,16 @@ def protected_patterns(event: WorkflowRunEvent, extra: Sequence[str]) -> tuple[s
     return (*own, *DEFAULT_PROTECTED, *extra)
 
 
-def assess_trust(client: GitHubClient, event: WorkflowRunEvent, patterns: Sequence[str]) -> Trust:
-    """Decide from GitHub's fields and the API whether the verify run could have been forged."""
+def assess_trust(
+    client: GitHubClient,
+    event: WorkflowRunEvent,
+    patterns: Sequence[str],
+    unloaded: Sequence[str] = (),
+) -> Trust:
+    """Decide from GitHub's fields and the API whether the verify run could have been forged.
+
+    ``unloaded``: the test files a VERIFIED comparison's head could not load, forgiven because
+    the PR does not change them; GitHub's own listing of each PR's files must agree."""
     run = event.workflow_run
     trust = Trust()
     same_repo = run.head_repository is not None and run.head_repository.id == event.repository.id
@@ -65,18 +74,26 @@ def assess_trust(client: GitHubClient, event: WorkflowRunEvent, patterns: Sequen
         )
         return trust
     for number in numbers[:MAX_PULLS_CHECKED]:
-        trust.reasons += _changed_protected(client, number, patterns)
+        trust.reasons += _changed_protected(client, number, patterns, unloaded)
     return trust
 
 
-def _changed_protected(client: GitHubClient, number: int, patterns: Sequence[str]) -> list[str]:
+def _changed_protected(
+    client: GitHubClient, number: int, patterns: Sequence[str], unloaded: Sequence[str] = ()
+) -> list[str]:
     files = client.pull_request_files(number)
     reasons = []
     if len(files) >= PR_FILES_LIMIT:
         reasons.append(f"the PR changes {len(files)} files; GitHub does not list them all")
-    touched = sorted(
-        p for p in changed_paths(files) if any(fnmatch.fnmatchcase(p, g) for g in patterns)
-    )
+    paths = changed_paths(files)
+    changed_unloaded = sorted(set(unloaded) & paths)
+    if changed_unloaded:
+        shown = ", ".join(changed_unloaded[:10]) + (" …" if len(changed_unloaded) > 10 else "")
+        reasons.append(
+            f"the comparison is VERIFIED over head test files that could not load as untouched "
+            f"by the PR, but GitHub lists the PR as changing them: {shown}"
+        )
+    touched = sorted(p for p in paths if any(fnmatch.fnmatchcase(p, g) for g in patterns))
     if touched:
         shown = ", ".join(touched[:10]) + (" …" if len(touched) > 10 else "")
         reasons.append(

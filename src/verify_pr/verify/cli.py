@@ -255,7 +255,8 @@ def _compare(ns: argparse.Namespace) -> int:
     # base/verdict.json (the wire name) is the before run as compared (load failures expanded)
     sides = [("base", run.before, run.result.before), ("head", run.head, run.result.head)]
     if run.base_own is not None:
-        sides.append(("base-own", run.base_own, run.base_own.verdict))
+        # as compared too (a run whose only failures predate the PR embeds as FAIL)
+        sides.append(("base-own", run.base_own, run.result.base_own or run.base_own.verdict))
     for side, outcome, verdict in sides:
         write_all(out / side, verdict, outcome.run.output, outcome.run.report)
     body = run.result.model_dump_json(indent=2).encode() + b"\n"

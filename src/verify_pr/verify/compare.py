@@ -11,7 +11,7 @@ return data.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from verify_pr.models.compare import (
     MAX_COMPARE_REASONS,
@@ -28,10 +28,10 @@ from verify_pr.models.report import EXECUTED, FAILING, RedFlag
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.transitions import count
 from verify_pr.models.verdict import REASON_MAX_CHARS, Verdict, VerdictFile
-from verify_pr.verify import nothing
+from verify_pr.verify import nothing, unloaded
 from verify_pr.verify.pairing import Findings, Pairing, findings, pair
 from verify_pr.verify.suite import SuiteOutcome
-from verify_pr.verify.testcases import worst_cases
+from verify_pr.verify.testcases import image_gap_as_fail, worst_cases
 from verify_pr.verify.trees import overlay_harness, overlay_paths
 
 # compare_run and rerun reach the pairing and the overlays through this module
@@ -45,6 +45,8 @@ class Side:
     name: str  # "base", "head" or "base's own"
     outcome: SuiteOutcome
     load_errors_expected: bool = False  # before: a new test file may not load on old code
+    # head: every test file it could not load also failed to load before the PR (``unloaded``)
+    loads_predate: bool = False
 
     def blocked(self) -> str | None:
         result = self.outcome.verdict.sandbox
@@ -71,7 +73,7 @@ class Side:
             why = verdict.reasons[0] if verdict.reasons else "no reason"
             reasons.append(f"the {self.name} run was itself {verdict.verdict.value}: {why}")
         allowed = {RedFlag.NO_TESTCASES}
-        if self.load_errors_expected:
+        if self.load_errors_expected or self.loads_predate:
             allowed |= {RedFlag.COLLECTION_ERROR, RedFlag.LOAD_ERROR}
             if RedFlag.LOAD_ERROR in report.red_flags:
                 # jest counts a test file that failed to load as a runtime-error suite too:
@@ -122,6 +124,7 @@ class Evidence:
     late_tests: tuple[str, ...] = ()  # code by base's rule, tests by the runs: moved over
     tested_paths: tuple[str, ...] = ()  # paths of base the PR changes that a run placed tests in
     others: tuple[str, ...] = ()  # the changed paths that are neither test nor code
+    changed: tuple[str, ...] | None = None  # every path the PR changes (None: not known)
 
 
 def _ids(ids: Sequence[str]) -> str:
@@ -144,11 +147,16 @@ def decide(
     if ev.refusal is not None:
         return Decision(CompareVerdict.NOT_PROVEN, [ev.refusal])
     own = Side("base's own", ev.base_own, load_errors_expected=True) if ev.base_own else None
+    # head's test files that cannot load are forgiven only when they never loaded before the
+    # PR either: in base's own run, untouched by the PR, with the same error
+    loads = unloaded.judge(before.outcome, head.outcome, ev.base_own, ev.changed)
+    head = replace(head, loads_predate=bool(loads.forgiven))
     sides = [side for side in (before, head, own) if side is not None]
     blocked = [why for side in sides if (why := side.blocked())]
     if blocked:
         return Decision(CompareVerdict.BLOCKED, blocked)
     reasons = [why for side in sides for why in side.distrust()]
+    reasons += loads.reasons
     if harness_changed and not strict_harness:
         shown = ", ".join(harness_changed[:5]) + (" ..." if len(harness_changed) > 5 else "")
         reasons.append(
@@ -228,6 +236,12 @@ def decide(
     )
 
 
+def _gap_as_fail(outcome: SuiteOutcome, who: str) -> SuiteOutcome:
+    said = ": the same test file(s) fail to load in base's own run, untouched by the PR"
+    verdict = image_gap_as_fail(outcome.verdict, f"the {who} run", said)
+    return replace(outcome, verdict=verdict)
+
+
 @dataclass(frozen=True)
 class Context:
     """What was compared, for the result file."""
@@ -279,6 +293,10 @@ def build_result(
     given) pairs it, load failures expanded, with head."""
     ev, ctx = evidence or Evidence(), context or Context()
     paired = pairing or pair(before, head, ev.base_own, ev.mixed)
+    if unloaded.judge(before, head, ev.base_own, ev.changed).forgiven and ev.base_own:
+        # their only failures are files that never loaded before the PR: the FAIL they show
+        head, own = _gap_as_fail(head, "head"), _gap_as_fail(ev.base_own, "base's own")
+        ev = replace(ev, base_own=own)
     before_file, transitions = paired.before, paired.transitions
     expanded = SuiteOutcome(before_file, before.run, before.report, before.tamper)
     decision = decide(

@@ -10,7 +10,8 @@ What is compared (as GitHub tests a PR, ``refs/pull/N/merge``):
 - before ("tests over base"): the base tip with after's version of every path that is not
   code. When there is none it is the base tip itself, run once.
 - base_own: the base tip with its own tests, run only when the PR edits or deletes a test
-  path of base (to know how those tests stood); limited to those files when pytest can.
+  path of base (to know how those tests stood); limited to those files when pytest can. Run
+  whole, after head, when head cannot load a test file the PR does not change (``unloaded``).
 """
 
 from __future__ import annotations
@@ -30,17 +31,14 @@ from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.sandbox import tree_files
 from verify_pr.sandbox.resources import DEFAULT_RESOURCES, Resources
 from verify_pr.sandbox.run import SandboxRun
-from verify_pr.verify import compare, harness_closure, patch_coverage, rerun
+from verify_pr.verify import compare, harness_closure, patch_coverage, rerun, unloaded
+from verify_pr.verify.expected_failures import added_markers
 from verify_pr.verify.harness import harness_files
 from verify_pr.verify.parallel import run_side_by_side
 from verify_pr.verify.placed import late_tests, placed_files
 from verify_pr.verify.suite import SuiteOutcome, SuitePlan
 from verify_pr.verify.testpaths import TestPathRule, rule_for, split
 
-# Markers that make a failing test count as a pass (or hide it): pytest xfail, jest
-# test.failing, vitest test.fails, and todo.
-_MARKERS = re.compile(rb"\bxfail\b|\.failing\b|\.fails\b|\.todo\b")
-_MARKER_FILE_CAP = 4 << 20
 _PLAIN_PATH = re.compile(r"[A-Za-z0-9._/+-]+")
 
 
@@ -131,12 +129,18 @@ def _compare(
     # base's own run shows how the tests stood before the PR touched them: needed when it
     # edits or deletes a test path, or adds a conftest or data file that changes others
     edited = [p for p in tests if _exists(trees.base, p) or not _is_module(rule, p)]
+    whole_own, own_plan = _plan(request, trees.base, base_plan.runner), None
     if edited:
-        jobs.append((trees.base, _own_plan(request, trees.base, rule, edited)))
+        jobs.append((trees.base, own_plan := _own_plan(request, trees.base, rule, edited)))
     outcomes = _run_all(request, jobs)
     before, head = outcomes[0], outcomes[1]
     coverage.take_head(head)
     base_own = outcomes[2] if edited else None
+    # a test file the PR does not change that head cannot load: forgiven only if base's own
+    # run, whole (nothing of the PR in it), cannot load it either (``unloaded``)
+    own_again = bool(unloaded.untouched(head, trees.changed)) and (
+        own_plan is None or own_plan.command != whole_own.command
+    )
     # the reports place tests where base's rule saw code: such a path goes to the test side
     # (and before runs again with it) or, when it is base's code and test at once, is mixed
     roots = (trees.base, trees.after)
@@ -153,14 +157,18 @@ def _compare(
         shared = sorted({*shared, *late.moved})
         tests = sorted({*tests, *late.moved})
         again = [(before_tree, _plan(request, before_tree, base_plan.runner))]
-        own_needed = base_own is None and any(_exists(trees.base, p) for p in late.moved)
+        own_needed = own_again or (
+            base_own is None and any(_exists(trees.base, p) for p in late.moved)
+        )
         if own_needed:
-            again.append((trees.base, _plan(request, trees.base, base_plan.runner)))
+            again.append((trees.base, whole_own))
         redone = _run_all(request, again)
         before = redone[0]
         base_own = redone[1] if own_needed else base_own
         # what the new before run places in code is code and test at once, whatever it is
         mixed += [p for p in code if p in placed_files([before], roots)]
+    elif own_again:
+        base_own = _run_all(request, [(trees.base, whole_own)])[0]
     mixed = sorted(set(mixed))
     # for NOTHING TO PROVE (``nothing``): the files of base the PR changes that hold tests
     placed = placed_files([before, head, base_own], roots)
@@ -188,6 +196,7 @@ def _compare(
         late_tests=late.moved,
         tested_paths=tested,
         others=tuple(p for p in shared if p not in tests),
+        changed=tuple(trees.changed),
     )
     result = compare.build_result(
         base_sha,
@@ -337,20 +346,6 @@ _exists = tree_files.exists  # anything at the path, a link too, never followed
 def _copy(src: Path, dest: Path) -> Path:
     shutil.copytree(src, dest, symlinks=True)
     return dest
-
-
-def added_markers(base_tree: Path, after_tree: Path, tests: list[str]) -> list[str]:
-    """Test files where the PR adds expected-failure markers (counted, base against after)."""
-    found = []
-    for path in tests:
-        if _count_markers(after_tree, path) > _count_markers(base_tree, path):
-            found.append(path)
-    return found
-
-
-def _count_markers(tree: Path, path: str) -> int:
-    read = tree_files.read_capped(tree / path, _MARKER_FILE_CAP)
-    return 0 if read is None else len(_MARKERS.findall(read[0]))
 
 
 def _refused(request: CompareRequest, base_sha: str, head_sha: str, trees: _Trees) -> CompareRun:

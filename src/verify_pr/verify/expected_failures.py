@@ -21,6 +21,7 @@ from pathlib import Path
 
 from verify_pr.models.report import TestCase, TestReport, TestStatus
 from verify_pr.runners import _files
+from verify_pr.sandbox import tree_files
 
 # `.failing`/`.fails` after a test function (test.failing, it.fails, test.failing.each...),
 # or looked up by a quoted name.
@@ -114,3 +115,23 @@ def _decorators(lines: list[bytes], at: int) -> list[bytes]:
 
 def _indent(line: bytes) -> int:
     return len(line) - len(line.lstrip())
+
+
+# Markers that make a failing test count as a pass (or hide it), for compare: pytest xfail,
+# jest test.failing, vitest test.fails, and todo.
+_MARKERS = re.compile(rb"\bxfail\b|\.failing\b|\.fails\b|\.todo\b")
+_MARKER_FILE_CAP = 4 << 20
+
+
+def added_markers(base_tree: Path, after_tree: Path, tests: list[str]) -> list[str]:
+    """Test files where the PR adds expected-failure markers (counted, base against after)."""
+    found = []
+    for path in tests:
+        if _count_markers(after_tree, path) > _count_markers(base_tree, path):
+            found.append(path)
+    return found
+
+
+def _count_markers(tree: Path, path: str) -> int:
+    read = tree_files.read_capped(tree / path, _MARKER_FILE_CAP)
+    return 0 if read is None else len(_MARKERS.findall(read[0]))

@@ -48,16 +48,21 @@ def _failed_on_base(before: VerdictFile) -> VerdictFile:
     image's gap: ``missing_deps``). In the before run that tree is base's code with head's
     tests, and the module is most often the PR's new one: a failure on base, as compare
     expects (``Side.load_errors_expected``), so the embedded before run is FAIL."""
-    if before.verdict is not Verdict.NOT_PROVEN or not before.reasons:
-        return before
-    first, *rest = before.reasons
+    return image_gap_as_fail(before, "the before run (base's code, head's tests)")
+
+
+def image_gap_as_fail(run: VerdictFile, who: str, why: str = "") -> VerdictFile:
+    """``run``'s NOT PROVEN for test files that cannot import a module the tree lacks, as the
+    FAIL its report shows (its only failures are those files); any other verdict unchanged.
+    Compare asks it for head and base's own run only when those files predate the PR."""
+    if run.verdict is not Verdict.NOT_PROVEN or not run.reasons:
+        return run
+    first, *rest = run.reasons
     if not first.startswith(NOT_PROVEN_PREFIX):
-        return before
-    said = "the before run (base's code, head's tests) could not import " + first.removeprefix(
-        NOT_PROVEN_PREFIX
-    )
+        return run
+    said = f"{who} could not import " + first.removeprefix(NOT_PROVEN_PREFIX) + why
     kept = [r for r in rest if not r.startswith(DEPENDENCIES_PREFIX)]
-    return before.model_copy(update={"verdict": Verdict.FAIL, "reasons": (said, *kept)})
+    return run.model_copy(update={"verdict": Verdict.FAIL, "reasons": (said[:500], *kept)})
 
 
 def expand_load_failures(
