@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import require_docker
-from tests.git_helpers import init_repo
 from tests.git_helpers import commit as commit_files
+from tests.git_helpers import init_repo
 from tests.integration.helpers import compare
 from verify_pr.render.coverage import not_run_spans
 

@@ -47,8 +47,9 @@ def _lines(value: object, what: str) -> frozenset[int]:
 
 
 def parse_line_data(spool: ReportSpool, files: list[str], tree: Path | None = None) -> LineData:
-    """Our tracers' JSON (version 1: pytest's bootstrap, vitest's provider), or jest's istanbul JSON (keyed by absolute paths; its
-    lines' text read from ``tree``): only the files we asked for, only line numbers."""
+    """Our tracers' JSON (version 1: pytest's bootstrap, vitest's provider), or jest's
+    istanbul JSON (keyed by absolute paths; its lines' text read from ``tree``): only the
+    files we asked for, only line numbers."""
     if spool.size > MAX_COVERAGE_BYTES:
         raise CoverageDataError("the coverage data is over its cap")
     with spool.open() as handle:
