@@ -112,3 +112,23 @@ def test_a_forged_coverage_file_is_refused_and_the_verdict_is_unchanged(tmp_path
     assert "the coverage data was refused" in cov.note
     assert "names files that were not measured" in cov.note
     assert "changed lines run: not measured" in summary
+
+
+def test_a_config_vitest_cannot_load_the_provider_under_runs_the_suite_as_without(
+    tmp_path: Path,
+) -> None:
+    # inlining every dependency makes vite-node load our provider through vite, which serves
+    # nothing from /tmp: vitest ends before any test. The command then runs the suite again
+    # without coverage, so the verdict is the one it would be (the twin: the first test)
+    config = "export default { test: { server: { deps: { inline: true } } } };\n"
+    path, base, head = _repo(
+        tmp_path,
+        {"calc.js": BUGGY, "calc.test.js": ADD_TEST, "vitest.config.js": config},
+        {"calc.js": FIXED},
+    )
+    code, result, summary = compare(tmp_path, path, base, head, IMAGE)
+    assert result.verdict == "VERIFIED", result.reasons
+    cov = result.patch_coverage
+    assert cov is not None and cov.state == "not_measured", cov
+    assert "no coverage data came back (missing)" in cov.note
+    assert "changed lines run: not measured" in summary

@@ -12,8 +12,9 @@ vitest: our own coverage provider (``coverage_vitest.mjs``, loaded through vites
 block coverage through ``node:inspector``; its main process parses each changed file with the
 image's @babel/parser and maps each statement through vite-node's inline source map to the
 V8 range that ran it, then writes our JSON (version 1) to the coverage path. It never throws
-(a failure leaves no file: "no coverage data came back"), and a custom provider checks no
-thresholds, so vitest's exit code is its own.
+(a failure leaves no file: "no coverage data came back"), a custom provider checks no
+thresholds, and when vitest cannot load it the suite runs again without it: vitest's exit
+code and report are its own.
 """
 
 from __future__ import annotations
@@ -61,9 +62,10 @@ def instrument_jest(command: str, files: list[str], coverage_path: str) -> str |
     return f"{run}; vpr_rc=$?; {copy}; exit $vpr_rc"
 
 
-def vitest_provider_install(files: list[str], coverage_path: str) -> str:
-    """The shell command that writes our provider, with its files and output path first."""
-    config = json.dumps({"files": files, "out": coverage_path})
+def vitest_provider_install(files: list[str], coverage_path: str, loaded: str) -> str:
+    """The shell command that writes our provider, with its files, its output path and the
+    file it leaves once vitest has loaded it (``loaded``) first."""
+    config = json.dumps({"files": files, "out": coverage_path, "loaded": loaded})
     code = f"const VPR = {config}; {one_line('coverage_vitest.mjs')}"
     # printf is the shell's builtin; '%s' prints the code as is (no single quote in it:
     # the names are plain and the file is checked by one_line)
@@ -84,7 +86,13 @@ def instrument_vitest(command: str, files: list[str], coverage_path: str) -> str
         "--coverage.reportsDirectory=/tmp/vpr-coverage-unused",
     ]
     run = command.replace(_VITEST, f"{_VITEST}{' '.join(flags)} ")
-    instrumented = f"{vitest_provider_install(files, coverage_path)} && {run}"
+    loaded = f"/tmp/vpr-coverage-loaded-{secrets.token_hex(16)}"  # noqa: S108
+    # vitest loads the provider before it runs any test, and a provider it cannot load ends
+    # the run: then the suite runs again as it would without coverage (its code, its report)
+    instrumented = (
+        f"{vitest_provider_install(files, coverage_path, loaded)} && "
+        f"{{ {run}; vpr_rc=$?; [ -e {loaded} ] || {{ {command}; vpr_rc=$?; }}; exit $vpr_rc; }}"
+    )
     return instrumented if len(instrumented) <= _MAX_COMMAND else None
 
 

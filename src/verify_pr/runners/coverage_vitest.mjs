@@ -1,7 +1,10 @@
 // verify-pr's vitest coverage provider (docs/coverage.md): loaded by vitest itself through
 // --coverage.provider=custom, in its main process and in every test worker. The command line
 // writes it to /tmp/node_modules/ (a name vite-node imports natively, never through vite) and
-// puts a first line before it: const VPR = {"files": [...], "out": "/work/..."};
+// puts a first line before it: const VPR = {"files": [...], "out": "/work/...", "loaded": ...};
+// getProvider leaves the file VPR.loaded: without it (vitest could not load this module, e.g.
+// a config that inlines every dependency through vite, which serves nothing from /tmp) the
+// command runs the suite again without coverage, so coverage never changes the run.
 // Worker side: V8's own block coverage through node:inspector (no package), filtered to the
 // changed files. Main side: each changed file is parsed with the image's @babel/parser (which
 // lines are statements, which are inside functions: the executable lines come from a parser),
@@ -329,7 +332,11 @@ class VerifyPrCoverage {
   reportCoverage() {}
 }
 export default {
-  getProvider() {
+  async getProvider() {
+    try {
+      const { writeFileSync } = await import("node:fs");
+      writeFileSync(VPR.loaded, "");
+    } catch {}
     return new VerifyPrCoverage();
   },
   async startCoverage() {
