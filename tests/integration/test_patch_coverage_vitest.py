@@ -126,7 +126,7 @@ def test_a_config_vitest_cannot_load_the_provider_under_runs_the_suite_as_withou
         {"calc.js": BUGGY, "calc.test.js": ADD_TEST, "vitest.config.js": config},
         {"calc.js": FIXED},
     )
-    code, result, summary = compare(tmp_path, path, base, head, IMAGE)
+    _code, result, summary = compare(tmp_path, path, base, head, IMAGE)
     assert result.verdict == "VERIFIED", result.reasons
     cov = result.patch_coverage
     assert cov is not None and cov.state == "not_measured", cov
