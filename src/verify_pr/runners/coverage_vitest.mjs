@@ -48,11 +48,18 @@ const BODY = {
   TSEnumDeclaration: "id",
 };
 const HEADS = new Set(["FunctionDeclaration", "ClassDeclaration"]);
+// an export with a declaration is that declaration; one without (a list, a re-export, a
+// default expression) is a statement of its own, run on import
+const exportOnly = (node) =>
+  node.type === "ExportAllDeclaration" ||
+  (node.type === "ExportNamedDeclaration" && !node.declaration) ||
+  (node.type === "ExportDefaultDeclaration" && !/Declaration$/.test(node.declaration.type));
 const isStatement = (node) =>
   /(Statement|Declaration)$/.test(node.type) &&
   node.type !== "BlockStatement" &&
   node.type !== "EmptyStatement" &&
-  !node.type.startsWith("Export") &&
+  (!node.type.startsWith("Export") || exportOnly(node)) &&
+  node.exportKind !== "type" &&
   !TYPE_ONLY.test(node.type) &&
   node.declare !== true &&
   node.importKind !== "type";
@@ -103,7 +110,7 @@ function statements(ast) {
         probe,
         end: node.loc.end,
         inFunction: inFunction || (field && !node.static),
-        head: HEADS.has(type) || type === "ClassExpression",
+        head: HEADS.has(type),
         inherit: member ? parent : null,
         whole: !key && !field,
         holes: [],
@@ -295,6 +302,7 @@ class VerifyPrCoverage {
         continue;
       }
       let loaded = false;
+      let seen = false;
       let merged = null;
       for (const meta of this.runs) {
         const project = this.ctx.projects.find((p) => p.name === (meta.projectName || "")) || this.ctx.getRootProject();
@@ -302,7 +310,11 @@ class VerifyPrCoverage {
         const cached = caches && caches.get(file);
         const code = cached && cached.result && cached.result.code;
         for (const script of meta.coverage.result) {
-          if (script.url !== file || typeof code !== "string" || typeof script.startOffset !== "number") {
+          if (script.url !== file) {
+            continue;
+          }
+          seen = true;
+          if (typeof code !== "string" || typeof script.startOffset !== "number") {
             continue;
           }
           const ran = await measure(found, code, script.startOffset, script.functions);
@@ -317,6 +329,9 @@ class VerifyPrCoverage {
             got.run.forEach((n) => merged.run.add(n));
           }
         }
+      }
+      if (seen && !loaded) {
+        continue;
       }
       if (!loaded) {
         merged = lineSets(found, null);
