@@ -6,7 +6,8 @@ files against the same run without it, as a median ratio over alternating pairs 
 The suites are real: releases of the history corpus (tests/corpus/manifest.json, pinned by
 sha256), head's tree run with verify-pr's own command for its runner; the measured files are
 every code file the release changed (the whole of each changed file, more than a PR's lines:
-the tracer's cost depends on the files, not on the lines). Target: <= 1.2 (issue 26.1).
+the tracer's cost depends on the files, not on the lines), or the row's own files when the
+release changed none. Target: <= 1.2 (issue 26.1).
 Not a test: the figures go in the README's table with the machine they ran on.
 """
 

@@ -280,6 +280,8 @@ class VerifyPrCoverage {
     }
   }
   async generateCoverage() {
+    // never a throw: vitest would end with an error, and coverage must not change the run
+    // (VPR_DEBUG, for a maintainer running it by hand, prints why nothing was written)
     try {
       await this.write();
     } catch (error) {
