@@ -6,7 +6,8 @@ files against the same run without it, as a median ratio over alternating pairs 
 The suites are real: releases of the history corpus (tests/corpus/manifest.json, pinned by
 sha256), head's tree run with verify-pr's own command for its runner; the measured files are
 every code file the release changed (the whole of each changed file, more than a PR's lines:
-the tracer's cost depends on the files, not on the lines). Target: <= 1.2 (issue 26.1).
+the tracer's cost depends on the files, not on the lines), or the row's own files when the
+release changed none. Target: <= 1.2 (issue 26.1).
 Not a test: the figures go in the README's table with the machine they ran on.
 """
 
@@ -24,8 +25,14 @@ from bench.sandbox_bench import PYTHON, pairs
 from verify_pr.verify import patch_coverage
 from verify_pr.verify.suite import SuitePlan, plan_detected, run_suite
 
-# (row, history entry, image)
-ROWS = (("V1", "parse-1.20.2", PYTHON), ("V2", "jest-when-3.5.2", NODE))
+# (row, history entry, image, the files measured: () for the code files the release changed)
+ROWS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
+    ("V1", "parse-1.20.2", PYTHON, ()),
+    ("V2", "jest-when-3.5.2", NODE, ()),
+    # the corpus's vitest release changed no code file (a test and package.json): the
+    # library its suite tests stands in
+    ("V3", "tanstack-store-0.4.1", NODE, ("src/index.ts",)),
+)
 
 
 def _code_files(repo: Path, base: str, head: str, runner: str, tree: Path) -> list[str]:
@@ -44,11 +51,11 @@ def _timed(tree: Path, plan: SuitePlan, image: str, want_coverage: bool) -> floa
     return elapsed
 
 
-def measure(row: str, entry: dict[str, Any], image: str, n: int) -> str:
+def measure(row: str, entry: dict[str, Any], image: str, n: int, only: tuple[str, ...]) -> str:
     root = Path(tempfile.mkdtemp(prefix="vpr-bench-coverage-"))
     repo, base, head, tree = history_repo(root, entry)
     plan = plan_detected(tree, entry["runner"])
-    files = _code_files(repo, base, head, plan.runner, tree)
+    files = list(only) or _code_files(repo, base, head, plan.runner, tree)
     session = patch_coverage.Session(plan.runner, tree, dict.fromkeys(files, (1,)))
     traced = session.plan(plan)
     if traced.coverage_path is None:
@@ -73,9 +80,9 @@ def main() -> int:
     args = parser.parse_args()
     wanted = set(args.rows.split(","))
     history = {e["id"]: e for e in json.loads(MANIFEST.read_text())["history"]}
-    for row, entry_id, image in ROWS:
+    for row, entry_id, image, only in ROWS:
         if row in wanted:
-            print(measure(row, history[entry_id], image, args.pairs), flush=True)
+            print(measure(row, history[entry_id], image, args.pairs, only), flush=True)
     return 0
 
 

@@ -36,16 +36,18 @@ __all__ = [
     "RECORD_KEY",
     "VITEST_REPORTER",
     "jest_install",
+    "one_line",
     "vitest_install",
     "with_jest_recorder",
     "with_vitest_recorder",
 ]
 
 
-def _code(name: str) -> str:
-    """The recorder's source on one line, without its comment lines and indentation: the
-    command line (verdict.json shows it) stays one line. Every statement in the files ends
-    with its own semicolon, so no line break is needed."""
+def one_line(name: str) -> str:
+    """A JavaScript file of this package (a recorder, vitest's coverage provider) on one
+    line, without its comment lines and indentation: the command line (verdict.json shows
+    it) stays one line. Every statement in the files ends with its own semicolon or brace,
+    so no line break is needed."""
     text = resources.files("verify_pr.runners").joinpath(name).read_text(encoding="utf-8")
     lines = (line.strip() for line in text.splitlines())
     code = " ".join(line for line in lines if line and not line.startswith("//"))
@@ -56,7 +58,7 @@ def _code(name: str) -> str:
 
 def _install(name: str, dest: str) -> str:
     # printf is the shell's builtin: no tool the image may lack; '%s' prints the code as is
-    return f"printf '%s' '{_code(name)}' > {dest}"
+    return f"printf '%s' '{one_line(name)}' > {dest}"
 
 
 def jest_install() -> str:

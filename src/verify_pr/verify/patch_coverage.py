@@ -47,8 +47,9 @@ def _lines(value: object, what: str) -> frozenset[int]:
 
 
 def parse_line_data(spool: ReportSpool, files: list[str], tree: Path | None = None) -> LineData:
-    """Our tracer's JSON (version 1), or jest's istanbul JSON (keyed by absolute paths; its
-    lines' text read from ``tree``): only the files we asked for, only line numbers."""
+    """Our tracers' JSON (version 1: pytest's bootstrap, vitest's provider), or jest's
+    istanbul JSON (keyed by absolute paths; its lines' text read from ``tree``): only the
+    files we asked for, only line numbers."""
     if spool.size > MAX_COVERAGE_BYTES:
         raise CoverageDataError("the coverage data is over its cap")
     with spool.open() as handle:
@@ -93,13 +94,7 @@ def _instrument_for(runner: str) -> tuple[Instrument | None, tuple[str, ...], st
     if runner in (RunnerName.JEST, RunnerName.VITEST):
         from verify_pr.runners import coverage_node
 
-        node = coverage_node.instrument_for(runner)
-        why = (
-            ""
-            if node is not None
-            else f"not measured: {runner}'s V8 coverage needs a package the image lacks"
-        )
-        return node, _JS, why
+        return coverage_node.instrument_for(runner), _JS, ""
     if runner == RunnerName.BUN:
         return None, (), "not measured: bun has no coverage verify-pr can read from outside"
     return None, (), "not measured: an own command is run as given, without a tracer"

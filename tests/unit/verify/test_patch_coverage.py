@@ -178,7 +178,7 @@ def test_jest_gets_v8_coverage_before_the_rerun_words_and_keeps_its_exit_code() 
     from verify_pr.runners.jest import JestRunner
 
     jest = instrument_for("jest")
-    assert jest is not None and instrument_for("vitest") is None
+    assert jest is not None and instrument_for("bun") is None
     command = JestRunner().command("/work/vpr-report-" + "a" * 32 + ".json") + " -t x -- t.js"
     traced = jest(command, ["src/calc.js"], "/work/vpr-report-" + "b" * 32 + ".json")
     assert traced is not None
