@@ -129,14 +129,18 @@ def _compare(
         (trees.after, coverage.plan(_plan(request, trees.after, base_plan.runner))),
     ]
     # base's own run shows how the tests stood before the PR touched them: needed when it
-    # edits or deletes a test path, or adds a conftest or data file that changes others
+    # edits or deletes a test path, or adds a conftest or data file that changes others.
+    # A changed file that is neither test nor code (data, config, docs) is the PR's version
+    # on both sides too, so a test it breaks fails on both and would look like a failure
+    # base had: only base's whole own run shows it passed before the PR
+    others = [p for p in shared if p not in tests]
     edited = [p for p in tests if _exists(trees.base, p) or not _is_module(rule, p)]
-    if edited:
-        jobs.append((trees.base, _own_plan(request, trees.base, rule, edited)))
+    if edited or others:
+        jobs.append((trees.base, _own_plan(request, trees.base, rule, edited + others)))
     outcomes = _run_all(request, jobs)
     before, head = outcomes[0], outcomes[1]
     coverage.take_head(head)
-    base_own = outcomes[2] if edited else None
+    base_own = outcomes[2] if edited or others else None
     # the reports place tests where base's rule saw code: such a path goes to the test side
     # (and before runs again with it) or, when it is base's code and test at once, is mixed
     roots = (trees.base, trees.after)
@@ -156,6 +160,7 @@ def _compare(
         own_needed = base_own is None and any(_exists(trees.base, p) for p in late.moved)
         if own_needed:
             again.append((trees.base, _plan(request, trees.base, base_plan.runner)))
+        edited += [p for p in late.moved if _exists(trees.base, p)]
         redone = _run_all(request, again)
         before = redone[0]
         base_own = redone[1] if own_needed else base_own
@@ -188,6 +193,7 @@ def _compare(
         late_tests=late.moved,
         tested_paths=tested,
         others=tuple(p for p in shared if p not in tests),
+        edited=tuple(sorted(set(edited))),
     )
     result = compare.build_result(
         base_sha,
