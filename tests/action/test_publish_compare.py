@@ -118,6 +118,13 @@ def test_trusted_nothing_to_prove_is_success_and_says_it_proves_no_fix(publish: 
     assert "VERIFIED" not in title and "NOT TRUSTED" not in summary
 
 
+def test_nothing_to_prove_with_a_data_file_and_base_own_run_is_trusted(publish: Publish) -> None:
+    """The positive control of the rows above: base's own run there, and nothing against."""
+    update = {"base_own": _clean(), "other_paths": ("data/x.json",)}
+    check = publish(_nothing(_clean(), _clean(), **update))
+    assert check["conclusion"] == "success", check["output"]["summary"]
+
+
 @pytest.mark.parametrize(
     ("base", "head", "update", "why"),
     [
@@ -138,7 +145,26 @@ def test_trusted_nothing_to_prove_is_success_and_says_it_proves_no_fix(publish: 
             "suite does not pass on both sides",
         ),
         (_clean(), _clean(), {"harness_files_changed": ("conftest.py",)}, "harness files"),
-        (_clean(), _clean(), {"base_own": _clean()}, "base's own run was needed"),
+        (
+            _clean(),
+            _clean(),
+            {"base_own": _clean(), "edited_test_paths": ("tests/test_x.py",)},
+            "base's own run was needed",
+        ),
+        # a data file changed (the PR's version on both sides): base's own run must be there
+        (_clean(), _clean(), {"other_paths": ("data/x.json",)}, "base's own run is missing"),
+        (
+            _clean(),
+            _clean(),
+            {"base_own": _clean(TestStatus.PASSED), "other_paths": ("data/x.json",)},
+            "of base's own run are gone on both sides",
+        ),
+        (
+            _clean(TestStatus.FAILED),
+            _clean(TestStatus.FAILED),
+            {"base_own": _clean(TestStatus.PASSED), "other_paths": ("data/x.json",)},
+            "that pass in base's own run fail on head",
+        ),
         (
             _clean(),
             _clean(),

@@ -117,9 +117,16 @@ class CompareResult(WireNamedModel):
     merge_tree: CommitId | None = None  # the tree that ran as head
     conflicts: ListedPaths = ()
     test_rule: Annotated[str, Field(max_length=RULE_MAX_CHARS)] | None = None
-    test_paths: ListedPaths = ()  # the PR's changed paths that are tests (base's rule)
-    code_paths: ListedPaths = ()  # the PR's other changed paths
+    # the PR's changed paths that run in its version on both sides (tests by base's rule,
+    # and whatever is not known to be code); code_paths: the rest
+    test_paths: ListedPaths = ()
+    code_paths: ListedPaths = ()
     base_own: VerdictFile | None = None  # base's code with base's own tests, when needed
+    # of test_paths: the test paths of base the PR edits or deletes (and conftest or data
+    # files beside tests), and the paths that are neither test nor code; either one makes
+    # base's own run needed (a test they break fails on both sides)
+    edited_test_paths: ListedPaths = ()
+    other_paths: ListedPaths = ()
     proofs: Annotated[tuple[Proof, ...], Field(max_length=MAX_PROOFS)] = ()
     test_changed: ListedIds = ()  # failed on base, pass on base's code with the PR's test
     flaky: ListedIds = ()

@@ -196,7 +196,7 @@ def _nothing_gaps(result: CompareResult) -> list[str]:
         and "the suite does not pass on both sides",
         bool(broke) and f"{len(broke)} test(s) that pass on base do not pass on head",
         bool(result.harness_files_changed) and "harness files changed",
-        result.base_own is not None and "base's own run was needed: the PR changes its tests",
+        bool(result.edited_test_paths) and "base's own run was needed: the PR changes its tests",
         bool(result.test_changed) and "tests changed, not the code",
         bool(result.flaky) and "tests are flaky",
         bool(result.expected_failure_markers) and "the PR adds expected-failure markers",
@@ -230,6 +230,24 @@ def _clean_gaps(result: CompareResult) -> list[str]:
         bool(newly_expected)
         and f"{len(newly_expected)} test(s) of base are expected to fail on head",
     ]
-    found = [g for g in gaps if g]
+    found = [g for g in gaps if g] + _own_gaps(result)
     found += _side_distrust(result.before, "base") + _side_distrust(result.head, "head")
     return found
+
+
+def _own_gaps(result: CompareResult) -> list[str]:
+    """What base's own run shows against the PR (as ``verify.pairing.findings``), and its
+    absence where the paths the PR changes on both sides needed it."""
+    needed = result.edited_test_paths or result.other_paths
+    if result.base_own is None:
+        missing = "base's own run is missing, yet the PR changes paths of both sides"
+        return [missing] if needed else []
+    own = worst_by_id(result.base_own.testcases)
+    before, head = worst_by_id(result.before.testcases), worst_by_id(result.head.testcases)
+    broke = [i for i, s in own.items() if s is TestStatus.PASSED and head.get(i) in FAILING]
+    gone = [i for i in own if i not in before and i not in head]
+    gaps = [
+        bool(broke) and f"{len(broke)} test(s) that pass in base's own run fail on head",
+        bool(gone) and f"{len(gone)} test(s) of base's own run are gone on both sides",
+    ]
+    return [g for g in gaps if g]

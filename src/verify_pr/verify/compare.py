@@ -125,6 +125,9 @@ class Evidence:
     tested_paths: tuple[str, ...] = ()  # paths of base the PR changes that a run placed tests in
     others: tuple[str, ...] = ()  # the changed paths that are neither test nor code
     changed: tuple[str, ...] | None = None  # every path the PR changes (None: not known)
+    # the test paths of base the PR edits or deletes, and conftest or data files beside tests
+    # (base's own run ran for them, or for ``others``)
+    edited: tuple[str, ...] = ()
 
 
 def _ids(ids: Sequence[str]) -> str:
@@ -215,7 +218,7 @@ def decide(
     if no_fix is not None and reasons == [no_fix]:  # clean: did the PR break nothing?
         was, now = before.outcome.verdict, head.outcome.verdict
         with_tests = (*ev.mixed, *ev.late_tests, *ev.tested_paths)
-        gaps = nothing.gaps(was, now, harness_changed, own is not None, with_tests, ev.others)
+        gaps = nothing.gaps(was, now, harness_changed, bool(ev.edited), with_tests, ev.others)
         if not gaps:
             return Decision(CompareVerdict.NOTHING_TO_PROVE, [nothing.reason(was, now)])
         reasons += gaps
@@ -328,6 +331,8 @@ def build_result(
         test_paths=ctx.test_paths[:MAX_LISTED_PATHS],
         code_paths=ctx.code_paths[:MAX_LISTED_PATHS],
         base_own=ev.base_own.verdict if ev.base_own else None,
+        edited_test_paths=ev.edited[:MAX_LISTED_PATHS],
+        other_paths=ev.others[:MAX_LISTED_PATHS],
         proofs=proofs(paired.proofs, before_file, head.verdict, ev.reruns),
         test_changed=tuple(paired.findings.test_changed[:MAX_PROOFS]),
         flaky=tuple(ev.flaky[:MAX_PROOFS]),

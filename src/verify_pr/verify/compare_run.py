@@ -127,15 +127,20 @@ def _compare(
         (trees.after, coverage.plan(_plan(request, trees.after, base_plan.runner))),
     ]
     # base's own run shows how the tests stood before the PR touched them: needed when it
-    # edits or deletes a test path, or adds a conftest or data file that changes others
+    # edits or deletes a test path, or adds a conftest or data file that changes others.
+    # A changed file that is neither test nor code (data, config, docs) is the PR's version
+    # on both sides too, so a test it breaks fails on both and would look like a failure
+    # base had: only base's whole own run shows it passed before the PR
+    others = [p for p in shared if p not in tests]
     edited = [p for p in tests if _exists(trees.base, p) or not _is_module(rule, p)]
     whole_own, own_plan = _plan(request, trees.base, base_plan.runner), None
-    if edited:
-        jobs.append((trees.base, own_plan := _own_plan(request, trees.base, rule, edited)))
+    if edited or others:
+        own_plan = _own_plan(request, trees.base, rule, edited + others)
+        jobs.append((trees.base, own_plan))
     outcomes = _run_all(request, jobs)
     before, head = outcomes[0], outcomes[1]
     coverage.take_head(head)
-    base_own = outcomes[2] if edited else None
+    base_own = outcomes[2] if own_plan is not None else None
     # a test file the PR does not change that head cannot load: forgiven only if base's own
     # run, whole (nothing of the PR in it), cannot load it either (``unloaded``)
     own_again = bool(unloaded.untouched(head, trees.changed)) and (
@@ -162,6 +167,7 @@ def _compare(
         )
         if own_needed:
             again.append((trees.base, whole_own))
+        edited += [p for p in late.moved if _exists(trees.base, p)]
         redone = _run_all(request, again)
         before = redone[0]
         base_own = redone[1] if own_needed else base_own
@@ -197,6 +203,7 @@ def _compare(
         tested_paths=tested,
         others=tuple(p for p in shared if p not in tests),
         changed=tuple(trees.changed),
+        edited=tuple(sorted(set(edited))),
     )
     result = compare.build_result(
         base_sha,

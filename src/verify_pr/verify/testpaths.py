@@ -12,6 +12,13 @@ only reads files (never executes config) and is recorded in the result file.
 pytest: base's ``python_files`` (default ``test_*.py *_test.py``), ``conftest.py``, every file
 under base's ``testpaths`` entries, and every file under a folder named test or tests, or
 testing unless that folder is a subpackage of a package (``numpy/testing/``: product code).
+A ``testpaths`` entry that is base's own distribution package (``testpaths = toolz`` in the
+project named toolz: tests inside the package) is where pytest looks, not a folder of tests:
+inside it the names decide, so its modules are code and its data neither (the PR's version on
+both sides, base's own run then needed), else nothing in the package could ever prove a fix.
+Only the package base's metadata names (pyproject's ``[project] name``, setup.cfg's
+``[metadata] name``): any other folder in testpaths, a package of test helpers too, stays
+tests.
 jest, vitest, bun: ``*.test.*``, ``*.spec.*``, ``*_test.*``, ``*_spec.*``, ``*.snap``, and every
 file under ``__tests__``, ``__snapshots__``, ``__mocks__``, ``__fixtures__``, ``fixtures``,
 test or tests folders. (A ``testMatch`` or ``include`` in a JavaScript config is code, not
@@ -21,6 +28,7 @@ data, and is not read: the defaults above are the rule.)
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -59,6 +67,7 @@ JS_DIRS: tuple[str, ...] = (
     "tests",
 )
 _MAX_PATTERNS = 50
+_PROJECT_NAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]{0,98}[A-Za-z0-9])?")
 
 
 @dataclass(frozen=True)
@@ -75,6 +84,8 @@ class TestPathRule:
     sources: tuple[str, ...] = PYTHON_SOURCES + JS_SOURCES  # suffixes of the language's code
     # folders named ``testing`` that are subpackages of a package in base: code, not tests
     package_dirs: frozenset[str] = frozenset()
+    # testpaths entries that are packages of base: not roots (see the module's docstring)
+    package_roots: tuple[str, ...] = ()
 
     def is_test(self, path: str) -> bool:
         parts = PurePosixPath(path).parts
@@ -99,6 +110,8 @@ class TestPathRule:
             text += f" (not the package folders {', '.join(sorted(self.package_dirs)[:5])})"
         if self.roots:
             text += f"; anything under {', '.join(self.roots)}"
+        if self.package_roots:
+            text += f" (not the packages {', '.join(self.package_roots[:5])}, named in testpaths)"
         return text + f"; code: other {', '.join(self.sources)} files"
 
 
@@ -143,22 +156,49 @@ def rule_for(base_tree: Path, runner: str, changed: Iterable[str] = ()) -> TestP
         py.roots,
         py.source,
         package_dirs=packages,
+        package_roots=py.package_roots,
     )
 
 
 def _pytest_rule(tree: Path, packages: frozenset[str] = frozenset()) -> TestPathRule:
     source, options = _pytest_options(tree)
     files = _words(options.get("python_files")) or list(PYTEST_DEFAULT_FILES)
-    roots = [r for r in (_root(w) for w in _words(options.get("testpaths"))) if r]
+    named = [r for r in (_root(w) for w in _words(options.get("testpaths"))) if r]
+    named = named[:_MAX_PATTERNS]
+    own = _distribution_package(tree)
+    package_roots = [
+        r
+        for r in named
+        if own is not None
+        and r in (own, f"src/{own}")
+        and tree_files.is_plain_file(tree, f"{r}/__init__.py")
+    ]
     return TestPathRule(
         "pytest",
         tuple(dict.fromkeys([*files, *PYTHON_ALWAYS]))[:_MAX_PATTERNS],
         PYTHON_DIRS,
-        tuple(roots[:_MAX_PATTERNS]),
+        tuple(r for r in named if r not in package_roots),
         source,
         PYTHON_SOURCES,
         packages,
+        tuple(package_roots),
     )
+
+
+def _distribution_package(tree: Path) -> str | None:
+    """The import name of base's distribution, from its metadata (never executed): the
+    project's name, lowercased, with ``-`` and ``.`` as ``_``."""
+    from verify_pr.runners import _files
+
+    project = _files.table(_files.read_toml(tree, "pyproject.toml"), "project") or {}
+    name = project.get("name")
+    if not isinstance(name, str):
+        parser = _files.read_ini(tree, "setup.cfg")
+        has = parser is not None and parser.has_option("metadata", "name")
+        name = parser.get("metadata", "name") if parser is not None and has else None
+    if not isinstance(name, str) or not _PROJECT_NAME.fullmatch(name):
+        return None
+    return name.lower().replace("-", "_").replace(".", "_")
 
 
 def _pytest_options(tree: Path) -> tuple[str, dict[str, Any]]:

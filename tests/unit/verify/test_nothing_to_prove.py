@@ -74,7 +74,19 @@ def test_new_tests_that_pass_on_both_sides_and_tests_skipped_on_both_are_clean()
         ({**CLEAN, "t_x": P}, {**CLEAN, "t_x": X}, {}, "newly expected to fail"),
         ({**CLEAN, "t_x": P}, {**CLEAN, "t_new": F, "t_x": P}, {}, "new on head fail"),
         # the PR changed a test of base (base's own run was needed): the weakened-test attack
-        (CLEAN, CLEAN, {"base_own": outcome(CLEAN)}, "changes test paths of base"),
+        (
+            CLEAN,
+            CLEAN,
+            {"base_own": outcome(CLEAN), "edited": ("tests/test_m.py",)},
+            "changes test paths of base",
+        ),
+        # a data file changed: base's own run shows a test it breaks on both sides
+        (
+            {**CLEAN, "t_x": F},
+            {**CLEAN, "t_x": F},
+            {"base_own": outcome({**CLEAN, "t_x": P}), "others": ("data/x.json",)},
+            "pass on base and fail on head",
+        ),
         (CLEAN, CLEAN, {"markers": ("tests/test_m.py",)}, "expected-failure markers"),
         # a doctest rewritten with its code, a doctest text file rewritten, a moved test
         (CLEAN, CLEAN, {"mixed": ("calc.py",)}, "files that hold tests (calc.py)"),
@@ -123,7 +135,8 @@ def test_a_real_fix_is_still_verified_never_nothing_to_prove() -> None:
     "update",
     [
         {"verdict": CompareVerdict.NOTHING_TO_PROVE},
-        {"base_own": outcome(CLEAN).verdict},
+        {"base_own": outcome(CLEAN).verdict, "edited_test_paths": ("tests/test_m.py",)},
+        {"other_paths": ("data/x.json",)},
         {"harness_files_changed": ("conftest.py",), "strict_harness": True},
         {"test_changed": ("m.py::m::t_a",)},
         {"flaky": ("m.py::m::t_a",)},

@@ -37,6 +37,47 @@ def test_pytest_rule_comes_from_base_config(
     assert rule_for(tmp_path, "pytest").is_test(path) is is_test
 
 
+@pytest.mark.parametrize(
+    ("metadata", "root_init", "path", "is_code"),
+    [
+        # testpaths names the project's own package (toolz): its modules are code
+        ('[project]\nname = "toolz"\n', True, "toolz/itertoolz.py", True),
+        ('[project]\nname = "Tool-Z"\n', True, "tool_z/core.py", True),
+        # ... but its test files and test folders stay tests, its data is neither
+        ('[project]\nname = "toolz"\n', True, "toolz/tests/test_x.py", False),
+        ('[project]\nname = "toolz"\n', True, "toolz/tests/helpers.py", False),
+        ('[project]\nname = "toolz"\n', True, "toolz/conftest.py", False),
+        # any other folder there stays tests: a package of helpers, no metadata, no package
+        ('[project]\nname = "calc"\n', True, "toolz/itertoolz.py", False),
+        ("", True, "toolz/itertoolz.py", False),
+        ('[project]\nname = "toolz"\n', False, "toolz/itertoolz.py", False),
+    ],
+)
+def test_a_testpaths_entry_that_is_the_projects_package_holds_code(
+    tmp_path: Path, metadata: str, root_init: bool, path: str, is_code: bool
+) -> None:
+    root = path.split("/")[0]
+    (tmp_path / "pyproject.toml").write_text(
+        metadata + f'[tool.pytest.ini_options]\ntestpaths = ["{root}"]\n'
+    )
+    (tmp_path / root).mkdir()
+    if root_init:
+        (tmp_path / root / "__init__.py").write_text("")
+    rule = rule_for(tmp_path, "pytest")
+    assert rule.is_code(path) is is_code
+    assert not rule.is_test(f"{root}/data.json") if is_code else True
+
+
+def test_the_package_from_setup_cfg_metadata(tmp_path: Path) -> None:
+    (tmp_path / "setup.cfg").write_text(
+        "[metadata]\nname = toolz\n[tool:pytest]\ntestpaths = toolz\n"
+    )
+    (tmp_path / "toolz").mkdir()
+    (tmp_path / "toolz" / "__init__.py").write_text("")
+    rule = rule_for(tmp_path, "pytest")
+    assert rule.is_code("toolz/itertoolz.py") and "not the packages toolz" in rule.describe()
+
+
 def test_pyproject_table_and_split(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(
         '[tool.pytest.ini_options]\npython_files = ["spec_*.py"]\ntestpaths = ["checks"]\n'
