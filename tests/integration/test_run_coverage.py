@@ -75,6 +75,24 @@ def test_without_diff_base_nothing_is_measured(repo: Repo, tmp_path: Path) -> No
     assert "changed lines run" not in run.stdout
 
 
+def test_the_figures_never_change_the_verdict(repo: Repo, tmp_path: Path) -> None:
+    # a suite that runs none of the changed lines: PASS with and without the figures
+    tests = "def test_nothing_of_calc():\n    assert True\n"
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "--quiet", f"file://{repo.path}", str(clone))
+    commit(clone, {"test_calc.py": tests}, "a suite that runs nothing of calc")
+    plain = verify_pr(clone, IMAGE, tmp_path / "plain")
+    measured = verify_pr(clone, IMAGE, tmp_path / "measured", "--diff-base", repo.base)
+    cov = _coverage(measured)
+    assert cov["state"] == "measured" and cov["run_lines"] == 0  # positive control: 0 of 4
+    assert plain.verdict["patch_coverage"] is None
+    for key in ("verdict", "reasons", "totals"):
+        assert plain.verdict[key] == measured.verdict[key], key
+    statuses = [[(c["id"], c["status"]) for c in r.verdict["testcases"]] for r in (plain, measured)]
+    assert statuses[0] == statuses[1]  # the durations differ, nothing else
+    assert plain.code == measured.code == 0
+
+
 def test_a_base_the_shallow_clone_lacks_is_not_measured(repo: Repo, tmp_path: Path) -> None:
     shallow = tmp_path / "shallow"
     git(tmp_path, "clone", "--quiet", "--depth", "1", f"file://{repo.path}", str(shallow))
