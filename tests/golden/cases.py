@@ -98,8 +98,29 @@ def run_verdicts() -> dict[str, VerdictFile]:
         case("test_fixture <b>|x", TestStatus.ERROR, "tests/test_@me.py", 20),
     ]
     many = [case(f"test_many_{i:02}", TestStatus.FAILED, line=i + 1) for i in range(55)]
+    passing = verdict_file(Verdict.PASS, [*passed, skipped], ("the report shows 3 passed",))
+    # run --diff-base (docs/coverage.md): no proof in a run; a helper nothing ran
+    calc = FileCoverage(
+        path="calc.py", measured=True, changed=(2, 9, 10, 11), run=(2, 9), not_run=(10, 11)
+    )
+    measured = PatchCoverage(
+        state=CoverageState.MEASURED,
+        tool="ast-probes (python 3.11.2)",
+        changed_lines=4,
+        run_lines=2,
+        has_proof=False,
+        files=(calc, FileCoverage(path="gen.py", measured=False, note="no data for this file")),
+    )
+    unmeasured = PatchCoverage(
+        state=CoverageState.NOT_MEASURED,
+        note="not measured: --diff-base 'main' names no commit of the repository (a shallow "
+        "clone lacks it: fetch it, e.g. actions/checkout with fetch-depth: 0)",
+        has_proof=False,
+    )
     return {
-        "pass": verdict_file(Verdict.PASS, [*passed, skipped], ("the report shows 3 passed",)),
+        "pass": passing,
+        "pass-coverage": passing.model_copy(update={"patch_coverage": measured}),
+        "pass-not-measured": passing.model_copy(update={"patch_coverage": unmeasured}),
         "fail": verdict_file(
             Verdict.FAIL, [*passed, *failing], ("2 test(s) failed: tests/test_calc.py::sub",)
         ),

@@ -50,7 +50,8 @@ def runner_cpus() -> str:
 
 def verifier_argv(settings: VerifySettings, out: Path) -> list[str]:
     verifier = [*HOST_PYTHON, "verify_pr.verify.cli", "run", "--repo", str(settings.repo)]
-    return verifier + _shared_flags(settings, out)
+    diff_base = ["--diff-base", settings.diff_base] if settings.diff_base else []
+    return verifier + _shared_flags(settings, out) + diff_base
 
 
 def compare_argv(settings: VerifySettings, out: Path) -> list[str]:

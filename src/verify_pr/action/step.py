@@ -54,6 +54,11 @@ def run(env: Mapping[str, str], stream: TextIO) -> int:
                 )
             return _run_once(settings, env, io, stream)
         case Mode.COMPARE:
+            if settings.diff_base:
+                raise ConfigError(
+                    "diff-base applies to mode run only (compare diffs against the PR's base)",
+                    hint="drop diff-base",
+                )
             return _run_compare(settings, env, io, stream)
         case _ as unreachable:
             assert_never(unreachable)
@@ -120,7 +125,7 @@ def _run_once(
     io.set_output("status", verdict.sandbox.status.value)
     set_count_outputs(io, verdict.totals)
     io.set_output("fail-to-pass", "[]")
-    set_coverage_outputs(io, None)
+    set_coverage_outputs(io, verdict.patch_coverage)
     io.set_output("out-dir", str(out))
     print(f"verify-pr: verdict {verdict.verdict.value}; files in {out}", file=stream)
     return StepExit.OK

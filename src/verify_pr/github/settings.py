@@ -182,6 +182,9 @@ class VerifySettings(BoundaryModel):
     """CPUs for each sandbox; empty: the runner's cores (validated again by the verifier)."""
     memory: Annotated[str, Field(pattern=r"^[0-9]{1,6}[mg]$")] = "512m"
     flake_runs: Annotated[int, Field(ge=0, le=MAX_FLAKE_RUNS)] = DEFAULT_FLAKE_RUNS
+    diff_base: Annotated[str, Field(max_length=300, pattern=r"^[A-Za-z0-9_./@+~^-]*$")] = ""
+    """Mode run: measure which lines the checkout's HEAD changes against this commit the run
+    ran (``verify-pr run --diff-base``; the verifier checks the text again); empty: not."""
     build_dockerfile: Annotated[str, Field(max_length=1024)] = ""
     """A Dockerfile in base's tree to build ``image`` from (``action.base_image``)."""
     fail_on: tuple[Annotated[str, _one_of(FAIL_ON_CHOICES)], ...] = tuple(
@@ -233,6 +236,7 @@ class VerifySettings(BoundaryModel):
                         "flake_runs": _int(
                             read_input(env, "flake-runs", default=str(DEFAULT_FLAKE_RUNS))
                         ),
+                        "diff_base": read_input(env, "diff-base", default=""),
                         "build_dockerfile": read_input(env, "build-dockerfile", default=""),
                         "fail_on": parse_fail_on(
                             read_input(env, "fail-on", default=DEFAULT_FAIL_ON)

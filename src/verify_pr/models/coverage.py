@@ -49,6 +49,8 @@ class PatchCoverage(BoundaryModel):
     run_lines: Annotated[int, Field(ge=0)] = 0  # N
     proof_lines: Annotated[int, Field(ge=0)] = 0  # K
     proof_measured: bool = False  # the proof's re-runs returned coverage data
+    # False for ``verify-pr run`` (no proof there): no by-the-proof figure, said as such
+    has_proof: bool = True
     changed_in_functions: Annotated[int, Field(ge=0)] = 0
     proof_in_functions: Annotated[int, Field(ge=0)] = 0
     files: Annotated[tuple[FileCoverage, ...], Field(max_length=MAX_COVERAGE_FILES)] = ()

@@ -8,6 +8,7 @@ from typing import Annotated
 from pydantic import Field
 
 from verify_pr.models.base import BoundaryModel
+from verify_pr.models.coverage import PatchCoverage
 from verify_pr.models.report import TestCase, Totals
 from verify_pr.models.sandbox import SandboxResult
 
@@ -41,3 +42,6 @@ class VerdictFile(BoundaryModel):
     totals: Totals | None
     testcases: Annotated[tuple[TestCase, ...], Field(max_length=VERDICT_MAX_TESTCASES)]
     sandbox: SandboxResult
+    # ``verify-pr run --diff-base``: which changed lines ran (docs/coverage.md); information,
+    # never part of the verdict (set after the verdict is decided). None when not asked
+    patch_coverage: PatchCoverage | None = None

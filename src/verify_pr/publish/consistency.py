@@ -26,6 +26,7 @@ from verify_pr.models.report import (
 from verify_pr.models.sandbox import ReportStatus, RunStatus
 from verify_pr.models.transitions import classify, count
 from verify_pr.models.verdict import Verdict, VerdictFile
+from verify_pr.publish.coverage_checks import coverage_problems
 
 
 def worst_by_id(cases: Iterable[TestCase]) -> dict[str, TestStatus]:
@@ -40,7 +41,7 @@ def worst_by_id(cases: Iterable[TestCase]) -> dict[str, TestStatus]:
 
 def run_problems(verdict: VerdictFile, side: str = "the run") -> list[str]:
     """Where a run's verdict disagrees with its own sandbox result, totals and testcases."""
-    problems: list[str] = []
+    problems = coverage_problems(verdict.patch_coverage, side, with_proof=False)
     result = verdict.sandbox
     claimed = verdict.verdict.value
     if verdict.totals is not None and verdict.totals != Totals.count(verdict.testcases):
@@ -114,6 +115,9 @@ def compare_problems(result: CompareResult, head_sha: str) -> list[str]:
         problems.append("the comparison's base and head are the same commit")
     problems += run_problems(result.before, "the base run")
     problems += run_problems(result.head, "the head run")
+    if result.before.patch_coverage is not None or result.head.patch_coverage is not None:
+        problems.append("a compared run carries patch coverage (the comparison holds it)")
+    problems += coverage_problems(result.patch_coverage, "the comparison", with_proof=True)
     expected = classify(worst_by_id(result.before.testcases), worst_by_id(result.head.testcases))
     if tuple(expected) != result.transitions:
         problems.append("the transitions do not follow from the embedded base and head runs")

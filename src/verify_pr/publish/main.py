@@ -121,7 +121,7 @@ def publish(settings: Settings, client: GitHubClient) -> Conclusion:
             annotated,
             run.head_sha,
             notes,
-            intake.compare.patch_coverage if intake.compare is not None else None,
+            annotated.patch_coverage if intake.compare is None else intake.compare.patch_coverage,
         )
         if annotated is not None and trust.trusted and not intake.refused
         else []

@@ -39,6 +39,8 @@ def run_section(verdict: VerdictFile, trusted: bool) -> list[str]:
         lines.append(totals_table(verdict.totals))
     lines += bullets(verdict.reasons)
     lines.append(f"\nRunner: {inline_code(verdict.runner)}; sandbox: {verdict.sandbox.status}")
+    if verdict.patch_coverage is not None:
+        lines += ["", *coverage_section(verdict.patch_coverage)]
     return lines
 
 

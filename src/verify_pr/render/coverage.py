@@ -14,6 +14,7 @@ from verify_pr.models.coverage import CoverageState, PatchCoverage
 MAX_LISTED_SPANS = 50
 
 
+NO_PROOF = "no proof in mode run"
 MAX_GAP = 2  # lines between two neighbours of a range (a blank line, a comment, a brace)
 
 
@@ -57,6 +58,8 @@ def headline(cov: PatchCoverage) -> str:
     """The one line every surface shows."""
     if cov.state is CoverageState.NOT_MEASURED:
         return f"changed lines run: {cov.note or 'not measured'}"
+    if not cov.has_proof:
+        return f"changed lines run: {cov.run_lines} of {cov.changed_lines} ({NO_PROOF})"
     proof = str(cov.proof_lines) if cov.proof_measured else "not measured"
     return f"changed lines run: {cov.run_lines} of {cov.changed_lines} (by the proof: {proof})"
 
@@ -69,6 +72,11 @@ def meaning(cov: PatchCoverage) -> list[str]:
     ]
     if cov.state is not CoverageState.MEASURED:
         return out
+    if not cov.has_proof:
+        out.append(
+            "A run has no proof (no FAIL_TO_PASS tests: that needs compare), so there is no "
+            "figure for what the proof ran."
+        )
     if cov.proof_measured and cov.changed_lines and cov.proof_in_functions == 0:
         if cov.changed_in_functions:
             out.append(

@@ -47,6 +47,9 @@ def run_job_summary(verdict: VerdictFile) -> str:
         lines += ["### Failing tests", "", failing_table(cases, MAX_FAILING_ROWS, MESSAGE_CHARS)]
         if len(cases) > MAX_FAILING_ROWS:
             lines.append(f"… and {len(cases) - MAX_FAILING_ROWS} more.")
+    if verdict.patch_coverage is not None:
+        gap = [""] if lines[-1] else []  # a table or list before it ends without a blank line
+        lines += [*gap, "### Patch coverage", "", *coverage_section(verdict.patch_coverage)]
     return "\n".join(lines) + "\n"
 
 

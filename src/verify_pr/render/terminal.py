@@ -13,9 +13,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from verify_pr.models.compare import CompareResult, CompareVerdict
+from verify_pr.models.coverage import PatchCoverage
 from verify_pr.models.report import clean_text
 from verify_pr.models.verdict import VerdictFile
 from verify_pr.render.compared import SUMMARY_MAX_ROWS, compared_line, paths_line
+from verify_pr.render.coverage import MAX_LISTED_SPANS, headline, meaning, not_run_spans
 from verify_pr.render.parts import ID_CHARS, Listed, failing, transition_counts
 from verify_pr.render.verdicts import compare_title, label, run_meaning
 
@@ -50,6 +52,8 @@ def run_summary(verdict: VerdictFile, out: Path, terminal: bool = False) -> str:
         lines.append(f"- ... and {len(cases) - SUMMARY_MAX_ROWS} more (verdict.json)")
     if cases:
         lines.append("")
+    if verdict.patch_coverage is not None:
+        lines += coverage_text(verdict.patch_coverage)
     lines.append(f"files: {out}")
     return "\n".join(lines)
 
@@ -126,3 +130,17 @@ def shown(text: str) -> str:
     """One terminal line: controls and bidi escaped, and newlines too (no forged lines)."""
     escaped = clean_text(text, len(text) * 6 + 1)
     return escaped.replace("\n", "\\n").replace("\t", "\\t")
+
+
+def coverage_text(cov: PatchCoverage) -> list[str]:
+    """The same facts as plain lines for a terminal (the paths are the PR's text: ``shown``)."""
+    lines = [shown(headline(cov)), *meaning(cov)]
+    unmeasured = [f for f in cov.files if not f.measured][:MAX_LISTED_SPANS]
+    lines += [f"- not measured: {shown(f.path)} ({shown(f.note)})" for f in unmeasured]
+    spans = not_run_spans(cov)
+    if spans:
+        lines.append(f"changed lines nothing ran ({len(spans)}):")
+        lines += [f"- {shown(span)}" for span in spans[:MAX_LISTED_SPANS]]
+        if len(spans) > MAX_LISTED_SPANS:
+            lines.append(f"- ... and {len(spans) - MAX_LISTED_SPANS} more")
+    return [*lines, ""]

@@ -85,6 +85,11 @@ def build_parser() -> argparse.ArgumentParser:
         "run", help="run the suite once and judge it", allow_abbrev=False, parents=shared
     )
     run.add_argument("--repo", required=True, help="the PR's tree (read-only in the sandbox)")
+    run.add_argument(
+        "--diff-base",
+        help="measure which lines the work tree's HEAD changes against this commit (a branch, "
+        "a tag, a short or full id) the run ran (information, never part of the verdict)",
+    )
     cmp = sub.add_parser(
         "compare",
         help="run the suite on base and on head and compare",
@@ -160,6 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: list[str]) -> int:
     from verify_pr.sandbox.guard import check_out, check_repo, check_tree
+    from verify_pr.verify.run_coverage import check_diff_base, start_run
     from verify_pr.verify.suite import plan_custom, plan_detected, run_suite
 
     ns = build_parser().parse_args(argv)
@@ -169,16 +175,25 @@ def _main(argv: list[str]) -> int:
     out_arg = ns.out or tempfile.mkdtemp(prefix="verify-pr-")
     out = check_out(out_arg, repo, RUN_OUT_FILES)
     flags = shared_args(ns)
+    if ns.diff_base is not None:
+        check_diff_base(repo, ns.diff_base)
     check_tree(repo)
     plan = (
         plan_custom(flags.command, flags.report_format)
         if flags.command and flags.report_format
         else plan_detected(repo, flags.runner)
     )
+    # patch coverage (docs/coverage.md): information only, added after the verdict is decided
+    coverage = start_run(repo, ns.diff_base, plan.runner) if ns.diff_base is not None else None
+    if coverage is not None:
+        plan = coverage.plan(plan)
     outcome = run_suite(repo, plan, flags.image, flags.timeout_s, flags.max_output, flags.resources)
-    write_all(out, outcome.verdict, outcome.run.output, outcome.run.report)
-    print(run_summary(outcome.verdict, out, terminal=sys.stdout.isatty()))
-    return EXIT_CODES[outcome.verdict.verdict]
+    verdict = outcome.verdict
+    if coverage is not None:
+        verdict = verdict.model_copy(update={"patch_coverage": coverage.result(outcome)})
+    write_all(out, verdict, outcome.run.output, outcome.run.report)
+    print(run_summary(verdict, out, terminal=sys.stdout.isatty()))
+    return EXIT_CODES[verdict.verdict]
 
 
 def read_event(path: str) -> tuple[str, str]:

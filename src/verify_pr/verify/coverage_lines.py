@@ -30,10 +30,12 @@ def summarize(
     head: LineData,
     proof_data: list[LineData],
     proof_runs: int,
+    has_proof: bool = True,
 ) -> PatchCoverage:
     """The figures: ``head`` is head's run, ``proof_data`` what the proof's re-runs on head
-    returned (of ``proof_runs``)."""
-    proof_measured = proof_runs > 0 and len(proof_data) == proof_runs
+    returned (of ``proof_runs``). ``has_proof`` False: a run (``verify-pr run``), which has
+    no proof, so no by-the-proof figure and no note about it."""
+    proof_measured = has_proof and proof_runs > 0 and len(proof_data) == proof_runs
     entries: list[FileCoverage] = []
     for path in files:
         lines = head.files.get(path)
@@ -61,7 +63,7 @@ def summarize(
             )
         )
     measured = [e for e in entries if e.measured]
-    note = "" if proof_measured else _proof_note(proof_runs, len(proof_data))
+    note = "" if proof_measured or not has_proof else _proof_note(proof_runs, len(proof_data))
     return PatchCoverage(
         state=CoverageState.MEASURED,
         tool=head.tool[:100],
@@ -70,6 +72,7 @@ def summarize(
         run_lines=sum(len(set(e.run) | set(e.proof)) for e in measured),
         proof_lines=sum(len(e.proof) for e in measured),
         proof_measured=proof_measured,
+        has_proof=has_proof,
         changed_in_functions=sum(len(e.in_functions) for e in measured),
         proof_in_functions=sum(len(set(e.proof) & set(e.in_functions)) for e in measured),
         files=tuple(entries),

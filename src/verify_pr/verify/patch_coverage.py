@@ -120,6 +120,7 @@ class Session:
     head_note: str = ""
     proofs: list[LineData] = field(default_factory=list)
     proof_runs: int = 0
+    has_proof: bool = True  # False for ``verify-pr run``: one run, no proof
 
     def __post_init__(self) -> None:
         self._instrument, suffixes, self.reason = _instrument_for(self.runner)
@@ -174,16 +175,24 @@ class Session:
 
     def result(self, code: list[str]) -> PatchCoverage:
         if self.reason:
-            return PatchCoverage(state=CoverageState.NOT_MEASURED, note=self.reason)
+            return PatchCoverage(
+                state=CoverageState.NOT_MEASURED, note=self.reason, has_proof=self.has_proof
+            )
         if self.head is None:
             note = f"not measured: {self.head_note or 'head ran without coverage'}"
-            return PatchCoverage(state=CoverageState.NOT_MEASURED, note=note[:500])
+            return PatchCoverage(
+                state=CoverageState.NOT_MEASURED, note=note[:500], has_proof=self.has_proof
+            )
         files = [p for p in self.files if p in code]
         try:
-            return summarize(self.changed, files, self.head, self.proofs, self.proof_runs)
-        except ValueError as exc:  # pydantic's bounds: the figures are lost, never the compare
+            return summarize(
+                self.changed, files, self.head, self.proofs, self.proof_runs, self.has_proof
+            )
+        except ValueError as exc:  # pydantic's bounds: the figures are lost, never the run
             note = f"not measured: the figures are over their bounds ({str(exc)[:200]})"
-            return PatchCoverage(state=CoverageState.NOT_MEASURED, note=note)
+            return PatchCoverage(
+                state=CoverageState.NOT_MEASURED, note=note, has_proof=self.has_proof
+            )
 
 
 def start(

@@ -158,7 +158,7 @@ def test_run_and_compare_share_one_declaration_of_their_common_flags() -> None:
     }
     for dest in common:
         assert run[dest] is cmp[dest], dest  # the parent's action object, not a copy
-    assert set(run) - common == {"help", "repo"}
+    assert set(run) - common == {"help", "repo", "diff_base"}
     assert set(cmp) - common == {
         "help",
         "git",
