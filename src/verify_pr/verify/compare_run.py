@@ -30,15 +30,16 @@ from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.sandbox import tree_files
 from verify_pr.sandbox.resources import DEFAULT_RESOURCES, Resources
 from verify_pr.sandbox.run import SandboxRun
-from verify_pr.verify import compare, harness_closure, patch_coverage, rerun
+from verify_pr.verify import compare, early_proof, harness_closure, patch_coverage, rerun
 from verify_pr.verify.harness import harness_files
-from verify_pr.verify.parallel import run_side_by_side
+from verify_pr.verify.parallel import SandboxPool
 from verify_pr.verify.placed import late_tests, placed_files
 from verify_pr.verify.suite import SuiteOutcome, SuitePlan
 from verify_pr.verify.testpaths import TestPathRule, rule_for, split
 
 # Markers that make a failing test count as a pass (or hide it): pytest xfail, jest
 # test.failing, vitest test.fails, and todo.
+_Pool = SandboxPool[tuple[Path, SuitePlan], SuiteOutcome]
 _MARKERS = re.compile(rb"\bxfail\b|\.failing\b|\.fails\b|\.todo\b")
 _MARKER_FILE_CAP = 4 << 20
 _PLAIN_PATH = re.compile(r"[A-Za-z0-9._/+-]+")
@@ -93,13 +94,16 @@ def run_compare(request: CompareRequest) -> CompareRun:
         trees = _export(request, base_sha, head_sha, work)
         if trees.refusal is not None:
             return _refused(request, base_sha, head_sha, trees)
-        return _compare(request, base_sha, head_sha, trees, work)
+        # one pool for every sandbox of the compare: each run starts once its inputs are known
+        pool: _Pool = SandboxPool(lambda job: _run(request, *job), request.resources)
+        with pool:
+            return _compare(request, base_sha, head_sha, trees, work, pool)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
 def _compare(
-    request: CompareRequest, base_sha: str, head_sha: str, trees: _Trees, work: Path
+    request: CompareRequest, base_sha: str, head_sha: str, trees: _Trees, work: Path, pool: _Pool
 ) -> CompareRun:
     from verify_pr.sandbox.guard import check_tree
     from verify_pr.verify.suite import tamper_signals
@@ -133,10 +137,17 @@ def _compare(
     edited = [p for p in tests if _exists(trees.base, p) or not _is_module(rule, p)]
     if edited:
         jobs.append((trees.base, _own_plan(request, trees.base, rule, edited)))
-    outcomes = _run_all(request, jobs)
-    before, head = outcomes[0], outcomes[1]
+    futures = [pool.submit(job) for job in jobs]
+    before, head = futures[0].result(), futures[1].result()
     coverage.take_head(head)
-    base_own = outcomes[2] if edited else None
+    early = None
+    if edited and not futures[2].done():  # the proof's re-runs beside base's own run
+        known = (trees.base, before_tree, trees.after)
+        early = early_proof.start(
+            base_plan, known, code, (before, head), request.flake_runs, coverage, pool.run_all
+        )
+    base_own = futures[2].result() if edited else None
+    outcomes = [before, head, *([base_own] if base_own else [])]
     # the reports place tests where base's rule saw code: such a path goes to the test side
     # (and before runs again with it) or, when it is base's code and test at once, is mixed
     roots = (trees.base, trees.after)
@@ -156,7 +167,7 @@ def _compare(
         own_needed = base_own is None and any(_exists(trees.base, p) for p in late.moved)
         if own_needed:
             again.append((trees.base, _plan(request, trees.base, base_plan.runner)))
-        redone = _run_all(request, again)
+        redone = pool.run_all(again)
         before = redone[0]
         base_own = redone[1] if own_needed else base_own
         # what the new before run places in code is code and test at once, whatever it is
@@ -166,15 +177,17 @@ def _compare(
     placed = placed_files([before, head, base_own], roots)
     tested = tuple(p for p in trees.changed if p in placed and _exists(trees.base, p))
     pairing = compare.pair(before, head, base_own, mixed)
-    confirmation = rerun.confirm(
-        base_plan,
-        before_tree,
-        trees.after,
-        head,
-        pairing.proofs,
-        request.flake_runs,
-        coverage.run_all(lambda jobs: _run_all(request, jobs)),  # the tracer on head's re-runs
-    )
+    confirmation = early_proof.kept(early, pairing.proofs, late.moved, coverage)
+    if confirmation is None:
+        confirmation = rerun.confirm(
+            base_plan,
+            before_tree,
+            trees.after,
+            head,
+            pairing.proofs,
+            request.flake_runs,
+            coverage.run_all(pool.run_all),  # the tracer on head's re-runs
+        )
     evidence = compare.Evidence(
         base_own=base_own,
         markers=tuple(added_markers(trees.base, trees.after, tests)),
@@ -324,11 +337,6 @@ def _run(request: CompareRequest, tree: Path, plan: SuitePlan) -> SuiteOutcome:
     return run_suite(
         tree, plan, request.image, request.timeout_s, request.max_output, request.resources
     )
-
-
-def _run_all(request: CompareRequest, jobs: list[tuple[Path, SuitePlan]]) -> list[SuiteOutcome]:
-    """Independent runs, side by side when the machine has room; results in job order."""
-    return run_side_by_side(lambda job: _run(request, *job), jobs, request.resources)
 
 
 _exists = tree_files.exists  # anything at the path, a link too, never followed
