@@ -1,14 +1,20 @@
-"""Benchmark 6: ``verify-pr compare`` of a real fix against one bare ``docker run`` of the same
-suite, as a median ratio over alternating pairs in one run.
+"""Benchmark 6: ``verify-pr compare`` of a real fix against one bare ``docker run`` of head's
+suite (1 CPU, as a sandbox has), as a median ratio over alternating pairs in one run.
 
-    python -m bench.compare_bench [--pairs 3] [--rows C1,C2]
+    python -m bench.compare_bench [--pairs 3] [--rows C1,C2,P20] [--lines default,runs]
+                                  [--old-src OTHER_CHECKOUT/src]
 
-Each row is a pair of the history corpus (tests/corpus/manifest.json, pinned by sha256): parse
-1.20.1 -> 1.20.2 (pytest) and jest-when 3.5.1 -> 3.5.2 (jest), two real releases made into a
-two-commit repo, as the history test does. The compare runs three sandboxes (before, head,
-base's own, in parallel when the machine has the cores) and re-runs each FAIL_TO_PASS test
-alone per side. Not a test: the figures go in docs/benchmarks.md's table with the machine they
-ran on.
+Each row is a real fix made into a two-commit repo (base release, head release), pinned by
+sha256: parse 1.20.1 -> 1.20.2 (pytest) and jest-when 3.5.1 -> 3.5.2 (jest) from the history
+corpus (tests/corpus/manifest.json), and Pygments 2.19.0 -> 2.19.1 (pytest, a ~20 s suite of
+5,200 tests: 2.19.1 fixed regressions of the INI and Lua lexers, with new and edited golden
+files, so base's own run is the whole suite), run in an image made here from the python image
+plus wcag-contrast-ratio (pure Python, pinned), which one test module imports. The compare runs
+before, head and base's own (when the PR edits a test path) two at a time on two cores, and the
+proof's re-runs (a sandbox per side and repetition) beside base's own run. ``--old-src`` adds a
+line per row: this compare against another checkout's (its ``src`` on PYTHONPATH), alternating.
+Each line says the load average (``/proc/loadavg``, 1 min) before and after it. Not a test: the
+figures go in docs/benchmarks.md's table with the machine they ran on.
 """
 
 from __future__ import annotations
@@ -93,38 +99,100 @@ def history_repo(root: Path, entry: dict[str, Any]) -> tuple[Path, str, str, Pat
     return repo, shas[0], shas[1], trees[1]
 
 
-def timed(cmd: list[str]) -> float:
+# Pygments 2.19.0 -> 2.19.1 and the module its contrast test imports (PyPI sdists).
+PYGMENTS = {
+    "id": "pygments-2.19.1",
+    "runner": "pytest",
+    "base": {
+        "name": "Pygments",
+        "version": "2.19.0",
+        "file": "pygments-2.19.0.tar.gz",
+        "sha256": "afc4146269910d4bdfabcd27c24923137a74d562a23a320a41a55ad303e19783",
+    },
+    "head": {
+        "name": "Pygments",
+        "version": "2.19.1",
+        "file": "pygments-2.19.1.tar.gz",
+        "sha256": "61c16d2a8576dc0649d9f39e089b5f02bcd27fba10d8fb4dcc28173f7a45151f",
+    },
+}
+WCAG = {
+    "name": "wcag-contrast-ratio",
+    "version": "0.9",
+    "file": "wcag-contrast-ratio-0.9.tar.gz",
+    "sha256": "69192b8e5c0a7d0dc5ff1187eeb3e398141633a4bde51c69c87f58fe87ed361c",
+}
+PYGMENTS_IMAGE = "verify-pr-bench-pygments:local"
+
+
+def pygments_image(root: Path) -> str:
+    """The python image plus wcag_contrast_ratio (pure Python, copied into dist-packages)."""
+    dl = root / "dl"
+    dl.mkdir(parents=True, exist_ok=True)
+    ctx = root / "image"
+    ctx.mkdir()
+    subprocess.run(["tar", "-xzf", str(_fetch(WCAG, dl)), "-C", str(ctx)], check=True)
+    (ctx / "Dockerfile").write_text(
+        f"FROM {PYTHON}\nCOPY wcag-contrast-ratio-0.9/wcag_contrast_ratio "
+        "/usr/lib/python3/dist-packages/wcag_contrast_ratio\n"
+    )
+    subprocess.run(["docker", "build", "-q", "-t", PYGMENTS_IMAGE, str(ctx)], check=True)
+    return PYGMENTS_IMAGE
+
+
+def _load() -> str:
+    """The 1-minute load average: other work on the machine shares its cores."""
+    return Path("/proc/loadavg").read_text().split()[0]
+
+
+def timed(cmd: list[str], env: dict[str, str] | None = None) -> float:
     start = time.perf_counter()
-    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    done = subprocess.run(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=env
+    )
     elapsed = time.perf_counter() - start
     if done.returncode not in (0, 1, 4):
         raise SystemExit(f"{cmd[:4]} exited {done.returncode}")
     return elapsed
 
 
-# (row, history entry, image, bare command of head's suite, compare options)
+# (row, history entry, image, bare command of head's suite, compare options, target)
 ROWS = (
-    ("C1", "parse-1.20.2", PYTHON, "python3 -m pytest -q -p no:cacheprovider", ()),
-    ("C2", "jest-when-3.5.2", NODE, "jest --ci", ("--strict-harness",)),
+    ("C1", "parse-1.20.2", PYTHON, "python3 -m pytest -q -p no:cacheprovider", (), 1.3),
+    ("C2", "jest-when-3.5.2", NODE, "jest --ci", ("--strict-harness",), 2.5),
+    ("P20", "pygments-2.19.1", PYGMENTS_IMAGE, "python3 -m pytest -q -p no:cacheprovider", (), 1.3),
 )
 
 
 def measure(
-    row: str, entry: dict[str, Any], image: str, suite: str, options: tuple[str, ...], n: int
+    row: str,
+    entry: dict[str, Any],
+    image: str,
+    suite: str,
+    options: tuple[str, ...],
+    n: int,
+    target: float,
+    old_src: Path | None = None,
+    variants: tuple[str, ...] = ("default", "runs"),
 ) -> list[str]:
-    """The row's two lines: compare with the default re-runs, and without them."""
+    """The row's two lines: compare with the default re-runs, and without them; with
+    ``old_src`` (another checkout's ``src``), a third: this compare against that one's."""
     root = Path(tempfile.mkdtemp(prefix="vpr-bench-compare-"))
     repo, base, head, head_tree = history_repo(root, entry)
     cli = [sys.executable, "-m", "verify_pr.verify.cli", "compare", "--git", str(repo)]
     cli += ["--base", base, "--head", head, "--image", image, "--runner", entry["runner"]]
-    bare_cmd = bare(head_tree, image, f"cp -R /repo/. /work/ && cd /work && {suite}")
+    script = f"cp -R /repo/. /work/ && cd /work && {suite}"
+    bare_cmd = bare(head_tree, image, script)
+    bare_cmd[2:2] = ["--cpus", "1"]  # a sandbox's CPUs (the default --cpus 1)
     name = f"{entry['base']['name']} {entry['base']['version']} -> {entry['head']['version']}"
-    fixes = len(entry["fail_to_pass"])
     lines = []
     for label, extra in (
-        (f"{row} compare {name} (default: {fixes} FAIL_TO_PASS re-run 3x per side)", ()),
+        (f"{row} compare {name} (default: the proof re-run 3x per side)", ()),
         (f"{row}b the same with `--flake-runs 0` (the runs only)", ("--flake-runs", "0")),
     ):
+        if ("runs" if extra else "default") not in variants:
+            continue
+        load = _load()
         cmd = [*cli, *options, *extra]
         x, y, ratio = pairs(
             n,
@@ -132,7 +200,21 @@ def measure(
             lambda: timed(bare_cmd),
         )
         lines.append(
-            f"| {label} vs one bare docker run | {x:.2f} s | {y:.2f} s | {ratio:.2f} | <= 1.3 |"
+            f"| {label} vs one bare docker run of head's suite | {x:.2f} s | {y:.2f} s "
+            f"| {ratio:.2f} | <= {target} | {load}-{_load()} |"
+        )
+    if old_src is not None:
+        load = _load()
+        env = {**os.environ, "PYTHONPATH": str(old_src)}
+        cmd = [*cli, *options]
+        x, y, ratio = pairs(
+            n,
+            lambda: timed([*cmd, "--out", tempfile.mkdtemp(prefix="vpr-bench-out-")]),
+            lambda: timed([*cmd, "--out", tempfile.mkdtemp(prefix="vpr-bench-out-")], env),
+        )
+        lines.append(
+            f"| {row}o this compare (default re-runs) vs the one in {old_src} | {x:.2f} s "
+            f"| {y:.2f} s | {ratio:.2f} | < 1 | {load}-{_load()} |"
         )
     return lines
 
@@ -140,15 +222,30 @@ def measure(
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pairs", type=int, default=3)
-    parser.add_argument("--rows", default="C1,C2", help="comma-separated: C1 (parse), C2 (jest)")
+    parser.add_argument(
+        "--rows", default="C1,C2,P20", help="comma-separated: C1 (parse), C2 (jest), P20 (pygments)"
+    )
+    parser.add_argument(
+        "--lines", default="default,runs", help="default (re-runs), runs (--flake-runs 0)"
+    )
+    parser.add_argument("--old-src", type=Path, help="also time the compare of this src folder")
     args = parser.parse_args()
     history = {e["id"]: e for e in json.loads(MANIFEST.read_text())["history"]}
-    print("| benchmark | verify-pr | baseline | ratio | target |")
-    print("|---|---|---|---|---|")
-    for row, entry_id, image, suite, options in ROWS:
-        if row in args.rows.split(","):
-            for line in measure(row, history[entry_id], image, suite, options, args.pairs):
-                print(line, flush=True)
+    history[PYGMENTS["id"]] = PYGMENTS
+    print("| benchmark | verify-pr | baseline | ratio | target | load |")
+    print("|---|---|---|---|---|---|")
+    for row, entry_id, image, suite, options, target in ROWS:
+        if row not in args.rows.split(","):
+            continue
+        if image == PYGMENTS_IMAGE:
+            pygments_image(Path(tempfile.mkdtemp(prefix="vpr-bench-image-")))
+        entry = history[entry_id]
+        variants = tuple(args.lines.split(","))
+        lines = measure(
+            row, entry, image, suite, options, args.pairs, target, args.old_src, variants
+        )
+        for line in lines:
+            print(line, flush=True)
     return 0
 
 

@@ -31,14 +31,15 @@ from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.sandbox import tree_files
 from verify_pr.sandbox.resources import DEFAULT_RESOURCES, Resources
 from verify_pr.sandbox.run import SandboxRun
-from verify_pr.verify import compare, harness_closure, patch_coverage, rerun, unloaded
+from verify_pr.verify import compare, early_proof, harness_closure, patch_coverage, rerun, unloaded
 from verify_pr.verify.expected_failures import added_markers
 from verify_pr.verify.harness import harness_files
-from verify_pr.verify.parallel import run_side_by_side
+from verify_pr.verify.parallel import SandboxPool
 from verify_pr.verify.placed import late_tests, placed_files
 from verify_pr.verify.suite import SuiteOutcome, SuitePlan
 from verify_pr.verify.testpaths import TestPathRule, rule_for, split
 
+_Pool = SandboxPool[tuple[Path, SuitePlan], SuiteOutcome]
 _PLAIN_PATH = re.compile(r"[A-Za-z0-9._/+-]+")
 
 
@@ -91,13 +92,16 @@ def run_compare(request: CompareRequest) -> CompareRun:
         trees = _export(request, base_sha, head_sha, work)
         if trees.refusal is not None:
             return _refused(request, base_sha, head_sha, trees)
-        return _compare(request, base_sha, head_sha, trees, work)
+        # one pool for every sandbox of the compare: each run starts once its inputs are known
+        pool: _Pool = SandboxPool(lambda job: _run(request, *job), request.resources)
+        with pool:
+            return _compare(request, base_sha, head_sha, trees, work, pool)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
 def _compare(
-    request: CompareRequest, base_sha: str, head_sha: str, trees: _Trees, work: Path
+    request: CompareRequest, base_sha: str, head_sha: str, trees: _Trees, work: Path, pool: _Pool
 ) -> CompareRun:
     from verify_pr.sandbox.guard import check_tree
     from verify_pr.verify.suite import tamper_signals
@@ -127,20 +131,25 @@ def _compare(
         (trees.after, coverage.plan(_plan(request, trees.after, base_plan.runner))),
     ]
     # base's own run shows how the tests stood before the PR touched them: needed when it
-    # edits or deletes a test path, or adds a conftest or data file that changes others.
-    # A changed file that is neither test nor code (data, config, docs) is the PR's version
-    # on both sides too, so a test it breaks fails on both and would look like a failure
-    # base had: only base's whole own run shows it passed before the PR
+    # edits or deletes a test path (or adds a conftest or data file beside them), or changes
+    # a file neither test nor code (the PR's on both sides: a test it breaks fails on both)
     others = [p for p in shared if p not in tests]
     edited = [p for p in tests if _exists(trees.base, p) or not _is_module(rule, p)]
     whole_own, own_plan = _plan(request, trees.base, base_plan.runner), None
     if edited or others:
         own_plan = _own_plan(request, trees.base, rule, edited + others)
         jobs.append((trees.base, own_plan))
-    outcomes = _run_all(request, jobs)
-    before, head = outcomes[0], outcomes[1]
+    futures = [pool.submit(job) for job in jobs]
+    before, head = futures[0].result(), futures[1].result()
     coverage.take_head(head)
-    base_own = outcomes[2] if own_plan is not None else None
+    early = None
+    if own_plan is not None and not futures[2].done():  # the re-runs beside base's own run
+        known = (trees.base, before_tree, trees.after)
+        early = early_proof.start(
+            base_plan, known, code, (before, head), request.flake_runs, coverage, pool.run_all
+        )
+    base_own = futures[2].result() if own_plan is not None else None
+    outcomes = [before, head, *([base_own] if base_own else [])]
     # a test file the PR does not change that head cannot load: forgiven only if base's own
     # run, whole (nothing of the PR in it), cannot load it either (``unloaded``)
     own_again = bool(unloaded.untouched(head, trees.changed)) and (
@@ -168,27 +177,29 @@ def _compare(
         if own_needed:
             again.append((trees.base, whole_own))
         edited += [p for p in late.moved if _exists(trees.base, p)]
-        redone = _run_all(request, again)
+        redone = pool.run_all(again)
         before = redone[0]
         base_own = redone[1] if own_needed else base_own
         # what the new before run places in code is code and test at once, whatever it is
         mixed += [p for p in code if p in placed_files([before], roots)]
     elif own_again:
-        base_own = _run_all(request, [(trees.base, whole_own)])[0]
+        base_own = pool.run_all([(trees.base, whole_own)])[0]
     mixed = sorted(set(mixed))
     # for NOTHING TO PROVE (``nothing``): the files of base the PR changes that hold tests
     placed = placed_files([before, head, base_own], roots)
     tested = tuple(p for p in trees.changed if p in placed and _exists(trees.base, p))
     pairing = compare.pair(before, head, base_own, mixed)
-    confirmation = rerun.confirm(
-        base_plan,
-        before_tree,
-        trees.after,
-        head,
-        pairing.proofs,
-        request.flake_runs,
-        coverage.run_all(lambda jobs: _run_all(request, jobs)),  # the tracer on head's re-runs
-    )
+    confirmation = early_proof.kept(early, pairing.proofs, late.moved, coverage)
+    if confirmation is None:
+        confirmation = rerun.confirm(
+            base_plan,
+            before_tree,
+            trees.after,
+            head,
+            pairing.proofs,
+            request.flake_runs,
+            coverage.run_all(pool.run_all),  # the tracer on head's re-runs
+        )
     evidence = compare.Evidence(
         base_own=base_own,
         markers=tuple(added_markers(trees.base, trees.after, tests)),
@@ -340,11 +351,6 @@ def _run(request: CompareRequest, tree: Path, plan: SuitePlan) -> SuiteOutcome:
     return run_suite(
         tree, plan, request.image, request.timeout_s, request.max_output, request.resources
     )
-
-
-def _run_all(request: CompareRequest, jobs: list[tuple[Path, SuitePlan]]) -> list[SuiteOutcome]:
-    """Independent runs, side by side when the machine has room; results in job order."""
-    return run_side_by_side(lambda job: _run(request, *job), jobs, request.resources)
 
 
 _exists = tree_files.exists  # anything at the path, a link too, never followed

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from concurrent.futures import Future, ThreadPoolExecutor
+from types import TracebackType
+from typing import Generic, TypeVar
 
 from verify_pr.sandbox.resources import Resources
 
@@ -51,3 +52,37 @@ def run_side_by_side(
         return [run(job) for job in jobs]
     with ThreadPoolExecutor(workers, thread_name_prefix="verify-pr-compare") as pool:
         return list(pool.map(run, jobs))
+
+
+class SandboxPool(Generic[Job, Outcome]):
+    """One pool for every sandbox of a compare, whatever phase asks for it: a run starts as
+    soon as its inputs are known and a slot is free (base's own run beside the proof's
+    re-runs), never more at once than :func:`parallelism` allows for the machine. Leaving the
+    block waits for every started run and cancels the queued ones: no sandbox outlives it."""
+
+    def __init__(self, run: Callable[[Job], Outcome], resources: Resources) -> None:
+        self._run = run
+        workers = parallelism(1 << 10, resources, usable_cores(), available_bytes())
+        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="verify-pr-compare")
+
+    def submit(self, job: Job) -> Future[Outcome]:
+        return self._pool.submit(self._run, job)
+
+    def run_all(self, jobs: Sequence[Job]) -> list[Outcome]:
+        """Each job, side by side when there is room; results in job order (an error is
+        raised after every job of this call has ended)."""
+        futures = [self.submit(job) for job in jobs]
+        for future in futures:
+            future.exception()  # waits: none is left running when one failed
+        return [future.result() for future in futures]
+
+    def __enter__(self) -> SandboxPool[Job, Outcome]:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)

@@ -24,9 +24,17 @@ def _js_escape(text: str) -> str:
 
 
 def pytest_node_id(case: TestCase) -> str | None:
-    """``file::Class::name[params]`` from an xunit1 testcase (file, dotted classname, name)."""
-    if not case.file or not case.classname or not case.file.endswith(".py"):
+    """``file::Class::name[params]`` from an xunit1 testcase (file, dotted classname, name).
+
+    An item of a file that is not Python (a golden file or a text doctest a conftest or a
+    plugin collects) has its whole dotted path as classname: ``file::name``, or the file
+    alone when the item's name is empty (the file is the test: pytest's ``file::``)."""
+    if not case.file or not case.classname:
         return None
+    if not case.file.endswith(".py"):
+        if case.classname != case.file.replace("/", "."):
+            return None
+        return f"{case.file}::{case.name}" if case.name else case.file
     module = case.file[: -len(".py")].replace("/", ".")
     if case.classname == module:
         classes: list[str] = []

@@ -124,6 +124,12 @@ def test_pytest_node_ids() -> None:
     )
     assert pytest_node_id(_case("test_c", "other.mod", "tests/test_x.py")) is None
     assert pytest_node_id(_case("test_c", None, "tests/test_x.py")) is None
+    # items of files that are not Python (pygments' golden files, text doctests)
+    golden = _case("", "tests.examplefiles.ini.a-b.ini", "tests/examplefiles/ini/a-b.ini")
+    assert pytest_node_id(golden) == "tests/examplefiles/ini/a-b.ini"
+    doc = _case("README.txt", "docs.README.txt", "docs/README.txt")
+    assert pytest_node_id(doc) == "docs/README.txt::README.txt"
+    assert pytest_node_id(_case("", "other.a-b.ini", "tests/a-b.ini")) is None
 
 
 def test_selectors_are_one_quoted_word_each() -> None:

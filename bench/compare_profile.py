@@ -1,0 +1,76 @@
+"""Where one compare's wall time goes: a timeline of its phases and of every sandbox run.
+
+    python -m bench.compare_profile compare --git REPO --base SHA --head SHA [compare flags]
+
+Runs ``verify-pr compare`` in this process with the phases of ``verify.compare_run`` wrapped
+(the export, the tree checks, the harness scan, the before tree, each sandbox run with its
+tree and command's tail, the pairing, the re-runs), then prints one line per phase to stderr:
+start and end in seconds since the process started, the duration and the thread. Not a test:
+the timeline goes in docs/benchmarks.md beside the figures.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from verify_pr.verify.suite import SuitePlan
+
+T0 = time.perf_counter()
+EVENTS: list[tuple[float, float, str, str, str]] = []
+
+
+def wrap(module: ModuleType, name: str, describe: Callable[..., str] | None = None) -> None:
+    """Record each call of ``module.name`` (the callers look it up at call time)."""
+    inner = getattr(module, name)
+
+    @functools.wraps(inner)
+    def timed(*args: object, **kwargs: object) -> object:
+        start = time.perf_counter()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            what = describe(*args, **kwargs) if describe else ""
+            thread = threading.current_thread().name
+            EVENTS.append((start - T0, time.perf_counter() - T0, thread, name, what))
+
+    setattr(module, name, timed)
+
+
+def _run_what(_request: object, tree: Path, plan: SuitePlan) -> str:
+    return f"{tree.name} ...{plan.command[-60:]}"
+
+
+def main(argv: list[str]) -> int:
+    from verify_pr.sandbox import guard
+    from verify_pr.verify import cli, compare, compare_run, early_proof, harness_closure, rerun
+
+    wrap(compare_run, "_export")
+    wrap(compare_run, "_before_tree")
+    wrap(compare_run, "_run", _run_what)
+    wrap(guard, "check_tree", lambda tree: tree.name)
+    wrap(harness_closure, "scan")
+    wrap(compare, "pair")
+    wrap(compare, "build_result")
+    wrap(rerun, "confirm")
+    wrap(early_proof, "start")
+    wrap(early_proof, "kept")
+    code = cli.main(argv)
+    for start, end, thread, name, what in sorted(EVENTS):
+        print(
+            f"{start:7.2f} {end:7.2f} {end - start:6.2f}  {thread[-20:]:20} {name:12} {what}",
+            file=sys.stderr,
+        )
+    print(f"total {time.perf_counter() - T0:.2f} s, exit {code}", file=sys.stderr)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
