@@ -92,6 +92,8 @@ def history_repo(root: Path, entry: dict[str, Any]) -> tuple[Path, str, str, Pat
             if child.name != ".git":
                 subprocess.run(["rm", "-rf", str(child)], check=True)
         subprocess.run(["cp", "-R", f"{tree}/.", str(repo)], check=True)
+        if shas:  # hash every file again: git's stat check can miss a same-size edit
+            _git(repo, "rm", "-r", "--cached", "-q", ".")
         _git(repo, "add", "-A")
         _git(repo, "commit", "-q", "-m", tree.name)
         shas.append(_git(repo, "rev-parse", "HEAD"))
