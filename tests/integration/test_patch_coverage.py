@@ -11,13 +11,13 @@ import pytest
 from tests.conftest import require_docker
 from tests.git_helpers import checkout, commit, init_repo
 from tests.integration.compare_helpers import BUGGY, FIXED, IMAGE, TESTS, compare
+from tests.integration.coverage_helpers import HELPER, JS_BUGGY, JS_FIXED, JS_PKG, JS_TEST
 from tests.integration.helpers import MANIFEST, fetch, unpack
 from tests.integration.helpers import compare as compare_at
 from verify_pr.render.coverage import not_run_spans
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
-HELPER = "\n\ndef unused_helper(x):\n    y = x * 2\n    return y\n"
 NODE_IMAGE = "verify-pr-node:local"
 CONST_TESTS = "from calc import LIMIT\n\n\ndef test_limit():\n    assert LIMIT == 10\n"
 
@@ -78,18 +78,6 @@ def test_a_proof_that_only_imports_the_changed_module_is_said_as_such(
     assert cov.changed_in_functions == 2 and cov.proof_in_functions == 0
     assert "The proof ran none of the changed lines inside functions" in summary
     assert "`calc.py:12-13`" in summary  # the helper's body
-
-
-JS_BUGGY = "function add(a, b) {\n  return a - b;\n}\n\nmodule.exports = { add };\n"
-JS_FIXED = (
-    "function add(a, b) {\n  return a + b;\n}\n\n"
-    "function unusedHelper(x) {\n  const y = x * 2;\n  return y;\n}\n\n"
-    "module.exports = { add, unusedHelper };\n"
-)
-JS_TEST = (
-    'const { add } = require("./calc");\n\ntest("add", () => {\n  expect(add(2, 3)).toBe(5);\n});\n'
-)
-JS_PKG = '{"name":"c","private":true,"scripts":{"test":"jest"}}\n'
 
 
 def test_jest_fixed_line_is_run_by_the_proof_and_the_helper_by_nothing(tmp_path: Path) -> None:

@@ -12,22 +12,12 @@ import pytest
 from tests.conftest import require_docker
 from tests.git_helpers import commit, git, init_repo
 from tests.integration.compare_helpers import BUGGY, FIXED, IMAGE, TESTS
+from tests.integration.coverage_helpers import HELPER, JS_BUGGY, JS_FIXED, JS_PKG, JS_TEST
 from tests.integration.helpers import Run, verify_pr
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
-HELPER = "\n\ndef unused_helper(x):\n    y = x * 2\n    return y\n"
 NODE_IMAGE = "verify-pr-node:local"
-JS_BUGGY = "function add(a, b) {\n  return a - b;\n}\n\nmodule.exports = { add };\n"
-JS_FIXED = (
-    "function add(a, b) {\n  return a + b;\n}\n\n"
-    "function unusedHelper(x) {\n  const y = x * 2;\n  return y;\n}\n\n"
-    "module.exports = { add, unusedHelper };\n"
-)
-JS_TEST = (
-    'const { add } = require("./calc");\n\ntest("add", () => {\n  expect(add(2, 3)).toBe(5);\n});\n'
-)
-JS_PKG = '{"name":"c","private":true,"scripts":{"test":"jest"}}\n'
 
 
 @dataclass
