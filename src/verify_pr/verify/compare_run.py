@@ -212,7 +212,7 @@ def _compare(
         base_tamper=tuple(tamper_signals(trees.base, base_plan, head.run.output)),
         late_tests=late.moved,
         tested_paths=tested,
-        others=tuple(p for p in shared if p not in tests),
+        others=tuple(others),  # late-moved paths join both shared and tests: unchanged
         changed=tuple(trees.changed),
         edited=tuple(sorted(set(edited))),
     )
