@@ -3,7 +3,9 @@
 A test counts as turned green only if it fails every time on base's code (with the PR's
 tests) and passes every time on head, apart from the rest of the suite: order-dependent
 failures and flakes drop out. The selectable tests run together, one runner process per side
-and repetition (each re-run pays a runner's start-up).
+and repetition (each re-run pays a runner's start-up). Every repetition of both sides is
+handed to the sandboxes at once, so none waits for the slowest run of the one before it
+(a round used to wait for both of its sides): the same runs, judged in the same order.
 """
 
 from __future__ import annotations
@@ -61,39 +63,45 @@ def confirm(
     # flakes still show, an order-dependent failure may not
     groups = [(batch_selector(plan.runner, together) or "", together)] if together else []
     groups += [("", [c]) for c in cases if c not in together]
+    trees = (before_tree, after_tree)
+    planned = [_jobs(plan, words, trees, flake_runs) for words, _group in groups]
+    # every group's every repetition at once: the sandboxes take them as slots free up
+    outcomes = iter(run_all([job for jobs in planned for job, _want in jobs]))
     outcome: dict[str, _Standing] = {}
-    for words, group in groups:
-        outcome |= _rerun(plan, words, group, (before_tree, after_tree), flake_runs, run_all)
+    for (_words, group), jobs in zip(groups, planned, strict=True):
+        runs = [(next(outcomes), want) for _job, want in jobs]
+        outcome |= _standings(group, runs)
     flaky = tuple(i for i, v in outcome.items() if v is _Standing.FLAKY)
     unconfirmed = tuple(i for i, v in outcome.items() if v is _Standing.UNCONFIRMED)
     return Confirmation(True, flaky, unconfirmed)
 
 
-def _rerun(
-    plan: SuitePlan,
-    words: str,
-    cases: list[TestCase],
-    trees: tuple[Path, Path],
-    flake_runs: int,
-    run_all: RunJobs,
-) -> dict[str, _Standing]:
-    """Each case's standing from ``flake_runs`` runs on each side (before, then after)."""
-    sides = ((trees[0], True), (trees[1], False))
+def _jobs(
+    plan: SuitePlan, words: str, trees: tuple[Path, Path], flake_runs: int
+) -> list[tuple[tuple[Path, SuitePlan], bool]]:
+    """``flake_runs`` runs of the selection per side, repetition by repetition, before then
+    after, each with its own report path; with each, whether it must fail (before)."""
     suffix = plan.report_path[plan.report_path.rindex(".") :]
-    found = dict.fromkeys((c.id for c in cases), _Standing.CONFIRMED)
+    jobs = []
     for _ in range(flake_runs):
-        open_cases = [c for c in cases if found[c.id] is _Standing.CONFIRMED]
-        if not open_cases:
-            break
-        jobs = []
-        for tree, _want in sides:
+        for tree, want_failure in ((trees[0], True), (trees[1], False)):
             path = new_report_path(suffix)
             command = plan.command.replace(plan.report_path, path) + (f" {words}" if words else "")
-            jobs.append((tree, SuitePlan(plan.runner, command, path, plan.parse_name)))
-        for outcome, (_tree, want_failure) in zip(run_all(jobs), sides, strict=True):
-            for case in open_cases:
-                if found[case.id] is _Standing.CONFIRMED:
-                    found[case.id] = _judge(outcome, case, want_failure)
+            jobs.append(
+                ((tree, SuitePlan(plan.runner, command, path, plan.parse_name)), want_failure)
+            )
+    return jobs
+
+
+def _standings(
+    cases: list[TestCase], runs: list[tuple[SuiteOutcome, bool]]
+) -> dict[str, _Standing]:
+    """Each case keeps the first standing that is not CONFIRMED, in the order of the runs."""
+    found = dict.fromkeys((c.id for c in cases), _Standing.CONFIRMED)
+    for outcome, want_failure in runs:
+        for case in cases:
+            if found[case.id] is _Standing.CONFIRMED:
+                found[case.id] = _judge(outcome, case, want_failure)
     return found
 
 
