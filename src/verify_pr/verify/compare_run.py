@@ -139,7 +139,7 @@ def _compare(
     if edited or others:
         own_plan = _own_plan(request, trees.base, rule, edited + others)
         jobs.append((trees.base, own_plan))
-    futures = [pool.submit(job) for job in jobs]
+    futures = pool.start(jobs)  # the whole runs share the cores when they outnumber them
     before, head = futures[0].result(), futures[1].result()
     coverage.take_head(head)
     early = None

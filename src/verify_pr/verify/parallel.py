@@ -21,8 +21,27 @@ def parallelism(jobs: int, resources: Resources, cores: int, available_bytes: in
     run's CPUs each, and the free memory at twice the run's memory each (its cap, plus the
     runner and the page cache). Unknown memory (0) means one at a time."""
     by_cores = max(1, int(cores // max(1.0, resources.cpus)))
+    return max(1, min(jobs, by_cores, _by_memory(resources, available_bytes)))
+
+
+def pool_width(together: int, resources: Resources, cores: int, available_bytes: int) -> int:
+    """How many sandboxes a compare's pool runs at once: :func:`parallelism`'s figure, raised
+    to ``together`` (the whole-suite runs it starts at once) when the machine runs more than
+    one sandbox at a time and the memory holds them all.
+
+    Queued, three whole runs on two cores take two runs' wall time: the third starts when one
+    of the first two ends and runs alone while the other core idles. Started together they
+    share the cores and all end after 1.5 runs' time. Each run does the same work within its
+    own ``--cpus`` cap, only slower while they share; one core gains nothing from sharing."""
+    width = parallelism(1 << 10, resources, cores, available_bytes)
+    if width < 2:
+        return width
+    return max(width, min(together, _by_memory(resources, available_bytes)))
+
+
+def _by_memory(resources: Resources, available_bytes: int) -> int:
     budget = max(SANDBOX_MEMORY_BUDGET, 2 * resources.memory_bytes)
-    return max(1, min(jobs, by_cores, available_bytes // budget))
+    return available_bytes // budget
 
 
 def usable_cores() -> int:
@@ -57,15 +76,24 @@ def run_side_by_side(
 class SandboxPool(Generic[Job, Outcome]):
     """One pool for every sandbox of a compare, whatever phase asks for it: a run starts as
     soon as its inputs are known and a slot is free (base's own run beside the proof's
-    re-runs), never more at once than :func:`parallelism` allows for the machine. Leaving the
-    block waits for every started run and cancels the queued ones: no sandbox outlives it."""
+    re-runs), never more at once than :func:`pool_width` allows for the machine. The first
+    batch (:meth:`start`: the whole-suite runs) sets the width. Leaving the block waits for
+    every started run and cancels the queued ones: no sandbox outlives it."""
 
     def __init__(self, run: Callable[[Job], Outcome], resources: Resources) -> None:
         self._run = run
-        workers = parallelism(1 << 10, resources, usable_cores(), available_bytes())
-        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="verify-pr-compare")
+        self._resources = resources
+        self._pool: ThreadPoolExecutor | None = None
+
+    def start(self, jobs: Sequence[Job]) -> list[Future[Outcome]]:
+        """The first batch, all started at once when the machine has room (``pool_width``)."""
+        if self._pool is None:
+            self._pool = self._executor(len(jobs))
+        return [self.submit(job) for job in jobs]
 
     def submit(self, job: Job) -> Future[Outcome]:
+        if self._pool is None:
+            self._pool = self._executor(1)
         return self._pool.submit(self._run, job)
 
     def run_all(self, jobs: Sequence[Job]) -> list[Outcome]:
@@ -76,6 +104,10 @@ class SandboxPool(Generic[Job, Outcome]):
             future.exception()  # waits: none is left running when one failed
         return [future.result() for future in futures]
 
+    def _executor(self, together: int) -> ThreadPoolExecutor:
+        width = pool_width(together, self._resources, usable_cores(), available_bytes())
+        return ThreadPoolExecutor(width, thread_name_prefix="verify-pr-compare")
+
     def __enter__(self) -> SandboxPool[Job, Outcome]:
         return self
 
@@ -85,4 +117,5 @@ class SandboxPool(Generic[Job, Outcome]):
         error: BaseException | None,
         trace: TracebackType | None,
     ) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)

@@ -166,6 +166,51 @@ def test_parallelism_counts_each_runs_cpus_and_memory() -> None:
     assert parallelism(3, big, **room) == 2
 
 
+def test_whole_runs_started_together_share_the_cores_when_they_outnumber_them() -> None:
+    from verify_pr.sandbox.resources import DEFAULT_RESOURCES as default
+    from verify_pr.sandbox.resources import Resources
+    from verify_pr.verify.parallel import pool_width
+
+    room = {"cores": 2, "available_bytes": 64 << 30}
+    assert pool_width(3, default, **room) == 3  # before, head, base's own: all at once
+    assert pool_width(2, default, **room) == 2
+    assert pool_width(1, default, **room) == 2  # the re-runs still get both cores
+    assert pool_width(3, default, cores=4, available_bytes=64 << 30) == 4
+    assert pool_width(3, default, cores=2, available_bytes=2 << 30) == 2  # memory for two
+    assert pool_width(3, default, cores=1, available_bytes=64 << 30) == 1  # one core: queue
+    assert pool_width(3, Resources(nano_cpus=2 * 10**9), **room) == 1  # one run fills both
+    assert pool_width(3, default, cores=2, available_bytes=0) == 1  # unknown memory
+
+
+def test_the_pools_first_batch_runs_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # three jobs that each wait for the other two: they end only if all three run together
+    import threading
+
+    from verify_pr.sandbox.resources import DEFAULT_RESOURCES as default
+    from verify_pr.verify import parallel
+
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
+    monkeypatch.setattr(parallel, "available_bytes", lambda: 64 << 30)
+    barrier = threading.Barrier(3, timeout=10)
+
+    def meet(n: int) -> int:
+        if n <= 3:
+            barrier.wait()
+        return n
+
+    with parallel.SandboxPool(meet, default) as pool:
+        futures = pool.start([1, 2, 3])
+        assert [f.result(timeout=20) for f in futures] == [1, 2, 3]
+        assert pool.run_all([4, 5]) == [4, 5]
+    # positive control: the same three jobs queued two at a time never meet
+    barrier = threading.Barrier(3, timeout=1)
+    with parallel.SandboxPool(meet, default) as pool:
+        futures = pool.start([1, 2])
+        futures.append(pool.submit(3))
+        with pytest.raises(threading.BrokenBarrierError):
+            futures[0].result(timeout=20)
+
+
 def test_side_by_side_keeps_job_order_and_reads_this_machine() -> None:
     from verify_pr.sandbox.resources import DEFAULT_RESOURCES as default
     from verify_pr.verify.parallel import available_bytes, run_side_by_side, usable_cores
