@@ -21,6 +21,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # as a script, bench/ is path[0]
+from tests.images.buildlib.dockerio import locked_run_argv
+
 ROOT = Path(__file__).resolve().parents[1]
 RUNNER = [sys.executable, "-m", "verify_pr.sandbox.cli"]
 MINIMAL = "verify-pr-minimal:local"
@@ -52,28 +55,16 @@ def runner(repo: Path, image: str, cmd: str, *extra: str) -> list[str]:
 
 
 def bare(repo: Path, image: str, script: str) -> list[str]:
-    return [
-        "docker",
-        "run",
-        "--rm",
-        "--network",
-        "none",
-        "--read-only",
-        "--tmpfs",
-        TMPFS_WORK,
-        "--tmpfs",
-        "/tmp:rw,nosuid,nodev,size=64m",  # as the sandbox has: jest and vitest need one
-        "--user",
-        "65534:65534",
-        "-v",
-        f"{repo}:/repo:ro",
-        "-w",
-        "/work",
+    """``script`` in ``image`` by a bare locked ``docker run``, ``repo`` at /repo, in /work."""
+    return locked_run_argv(
         image,
         "sh",
         "-c",
         script,
-    ]
+        # /tmp as the sandbox has: jest and vitest need one
+        tmpfs=(TMPFS_WORK, "/tmp:rw,nosuid,nodev,size=64m"),
+        options=("-v", f"{repo}:/repo:ro", "-w", "/work"),
+    )
 
 
 def pairs(n: int, a: Callable[[], float], b: Callable[[], float]) -> tuple[float, float, float]:

@@ -18,19 +18,17 @@ from typing import Any
 
 import pytest
 
+from tests.action.end_to_end_helpers import publish_job, run_publish, serve_fork_pr, verify_job
 from tests.action.helpers import (
-    FORK_REPO_ID,
     HEAD_SHA,
-    PUBLISH_ACTION,
     ROOT,
     RUN_ID,
     VERIFY_ACTION,
     WORKFLOW_PATH,
     workflow_run_event,
-    write_json,
     zip_folder,
 )
-from tests.action.runner_sim import Job, run_composite
+from tests.action.runner_sim import run_composite
 from tests.conftest import require_docker
 from tests.git_helpers import checkout, commit, git, init_repo
 from tests.github_fake.server import FakeGitHub
@@ -59,17 +57,7 @@ def test_pr_files_to_check_run(
     require_docker(PYTHON_IMAGE)
     # -- the verify job (pull_request, no token) -----------------------------------------
     workspace = _checkout(tmp_path / "workspace")
-    pr_event = write_json(tmp_path / "pull_request.json", webhook_payload("pull_request", "opened"))
-    verify_job = Job.create(
-        tmp_path / "verify-job",
-        {
-            "GITHUB_WORKSPACE": str(workspace),
-            "GITHUB_EVENT_NAME": "pull_request",
-            "GITHUB_EVENT_PATH": str(pr_event),
-            "GITHUB_REPOSITORY": "Codertocat/Hello-World",
-            "GITHUB_RUN_ID": str(RUN_ID),
-        },
-    )
+    job = verify_job(tmp_path, workspace, webhook_payload("pull_request", "opened"))
     uploaded: dict[str, bytes] = {}
 
     def verify_uses(uses: str, with_: dict[str, str]) -> None:
@@ -79,11 +67,11 @@ def test_pr_files_to_check_run(
 
     outputs, steps = run_composite(
         VERIFY_ACTION,
-        verify_job,
+        job,
         {"image": PYTHON_IMAGE, "runner": "pytest", "timeout": "120"},
         verify_uses,
     )
-    log = "\n".join(verify_job.log)
+    log = "\n".join(job.log)
     result_dir = outputs.pop("result-dir")
     assert outputs == {
         "verdict": "PASS",
@@ -114,35 +102,18 @@ def test_pr_files_to_check_run(
     start = verify_step.stdout.index("::stop-commands::")
     token = verify_step.stdout[start:].split("\n", 1)[0].removeprefix("::stop-commands::")
     assert len(token) == 32 and f"\n::{token}::\n" in verify_step.stdout
-    summary = verify_job.summary.read_text(encoding="utf-8")
+    summary = job.summary.read_text(encoding="utf-8")
     assert "verify-pr: PASS" in summary and "| total |" in summary
     assert list(uploaded) == ["verify-pr-result"]
 
     # -- the publish job (workflow_run, checks: write, no checkout) ----------------------
-    github_fake.add_artifact(
-        RUN_ID, "verify-pr-result", uploaded["verify-pr-result"], head_sha=HEAD_SHA
+    serve_fork_pr(
+        github_fake, uploaded["verify-pr-result"], HEAD_SHA, ["test_ok.py"], ["test_ok.py"]
     )
-    github_fake.pulls.append((1347, "octo-org:fix-bug", HEAD_SHA, FORK_REPO_ID))
-    github_fake.pull_files[1347] = ["test_ok.py"]
-    github_fake.trees[HEAD_SHA] = ["test_ok.py"]
     event = workflow_run_event(webhook_payload("workflow_run", "completed"))
-    event_path = write_json(tmp_path / "workflow_run.json", event)
-    publish_job = Job.create(
-        tmp_path / "publish-job",
-        {
-            "GITHUB_EVENT_NAME": "workflow_run",
-            "GITHUB_EVENT_PATH": str(event_path),
-            "GITHUB_REPOSITORY": event["repository"]["full_name"],
-            "GITHUB_API_URL": github_fake.base_url,
-        },
-    )
-
-    def publish_uses(uses: str, _with: dict[str, str]) -> None:
-        raise AssertionError(f"the publish action must not use {uses}")
-
+    publish = publish_job(tmp_path, github_fake, event)
     for attempt in (1, 2):  # a re-run of the publish job updates the same check run
-        _, publish_steps = run_composite(PUBLISH_ACTION, publish_job, {}, publish_uses)
-        assert all(s.returncode == 0 for s in publish_steps), "\n".join(publish_job.log)
+        run_publish(publish)
         assert len(github_fake.check_runs) == 1, attempt
     (check,) = github_fake.check_runs.values()
     assert check["head_sha"] == HEAD_SHA
@@ -189,17 +160,7 @@ def test_compare_pr_to_check_run(
     pull_request = webhook_payload("pull_request", "opened")
     pull_request["pull_request"]["base"]["sha"] = base_sha
     pull_request["pull_request"]["head"]["sha"] = head_sha
-    pr_event = write_json(tmp_path / "pull_request.json", pull_request)
-    verify_job = Job.create(
-        tmp_path / "verify-job",
-        {
-            "GITHUB_WORKSPACE": str(workspace),
-            "GITHUB_EVENT_NAME": "pull_request",
-            "GITHUB_EVENT_PATH": str(pr_event),
-            "GITHUB_REPOSITORY": "Codertocat/Hello-World",
-            "GITHUB_RUN_ID": str(RUN_ID),
-        },
-    )
+    job = verify_job(tmp_path, workspace, pull_request)
     uploaded: dict[str, bytes] = {}
     names: list[str] = []
 
@@ -212,7 +173,7 @@ def test_compare_pr_to_check_run(
 
     outputs, steps = run_composite(
         VERIFY_ACTION,
-        verify_job,
+        job,
         {
             "image": PYTHON_IMAGE,
             "mode": "compare",
@@ -222,7 +183,7 @@ def test_compare_pr_to_check_run(
         },
         verify_uses,
     )
-    log = "\n".join(verify_job.log)
+    log = "\n".join(job.log)
     result_dir = outputs.pop("result-dir")
     assert outputs == {
         "verdict": "VERIFIED",
@@ -246,36 +207,22 @@ def test_compare_pr_to_check_run(
     assert set(names) >= publish_main.COMPARE_REQUIRED_FILES
     verify_step = next(s for s in steps if s.name.startswith("Verify"))
     assert verify_step.stdout.count("::stop-commands::") >= 3  # messages, base and head output
-    summary = verify_job.summary.read_text(encoding="utf-8")
+    summary = job.summary.read_text(encoding="utf-8")
     assert "verify-pr compare: VERIFIED" in summary
     assert "FAIL_TO_PASS (1)" in summary and "test\\_add" in summary
 
     # -- the publish job (workflow_run, checks: write, no checkout) ----------------------
-    github_fake.add_artifact(
-        RUN_ID, "verify-pr-result", uploaded["verify-pr-result"], head_sha=head_sha
+    serve_fork_pr(
+        github_fake,
+        uploaded["verify-pr-result"],
+        head_sha,
+        ["calc.py"],
+        ["calc.py", "test_calc.py"],
     )
-    github_fake.pulls.append((1347, "octo-org:fix-bug", head_sha, FORK_REPO_ID))
-    github_fake.pull_files[1347] = ["calc.py"]
-    github_fake.trees[head_sha] = ["calc.py", "test_calc.py"]
     event = workflow_run_event(webhook_payload("workflow_run", "completed"))
     event["workflow_run"]["head_sha"] = head_sha
     assert event["workflow_run"]["path"] == WORKFLOW_PATH
-    event_path = write_json(tmp_path / "workflow_run.json", event)
-    publish_job = Job.create(
-        tmp_path / "publish-job",
-        {
-            "GITHUB_EVENT_NAME": "workflow_run",
-            "GITHUB_EVENT_PATH": str(event_path),
-            "GITHUB_REPOSITORY": event["repository"]["full_name"],
-            "GITHUB_API_URL": github_fake.base_url,
-        },
-    )
-
-    def publish_uses(uses: str, _with: dict[str, str]) -> None:
-        raise AssertionError(f"the publish action must not use {uses}")
-
-    _, publish_steps = run_composite(PUBLISH_ACTION, publish_job, {}, publish_uses)
-    assert all(s.returncode == 0 for s in publish_steps), "\n".join(publish_job.log)
+    run_publish(publish_job(tmp_path, github_fake, event))
     (check,) = github_fake.check_runs.values()
     assert check["head_sha"] == head_sha
     assert check["conclusion"] == "success", check["output"]["summary"]
@@ -295,16 +242,7 @@ def test_compare_with_the_projects_own_command_through_the_step(
     pull_request = webhook_payload("pull_request", "opened")
     pull_request["pull_request"]["base"]["sha"] = base_sha
     pull_request["pull_request"]["head"]["sha"] = head_sha
-    job = Job.create(
-        tmp_path / "verify-job",
-        {
-            "GITHUB_WORKSPACE": str(workspace),
-            "GITHUB_EVENT_NAME": "pull_request",
-            "GITHUB_EVENT_PATH": str(write_json(tmp_path / "pr.json", pull_request)),
-            "GITHUB_REPOSITORY": "Codertocat/Hello-World",
-            "GITHUB_RUN_ID": str(RUN_ID),
-        },
-    )
+    job = verify_job(tmp_path, workspace, pull_request)
     outputs, _ = run_composite(
         VERIFY_ACTION,
         job,

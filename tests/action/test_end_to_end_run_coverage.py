@@ -13,16 +13,9 @@ from typing import Any
 
 import pytest
 
-from tests.action.helpers import (
-    FORK_REPO_ID,
-    PUBLISH_ACTION,
-    RUN_ID,
-    VERIFY_ACTION,
-    workflow_run_event,
-    write_json,
-    zip_folder,
-)
-from tests.action.runner_sim import Job, run_composite
+from tests.action.end_to_end_helpers import publish_job, run_publish, serve_fork_pr, verify_job
+from tests.action.helpers import VERIFY_ACTION, workflow_run_event, zip_folder
+from tests.action.runner_sim import run_composite
 from tests.conftest import require_docker
 from tests.git_helpers import commit, init_repo
 from tests.github_fake.server import FakeGitHub
@@ -46,58 +39,30 @@ def test_run_with_diff_base_to_check_run(
     base = commit(workspace, {"calc.py": BUGGY, "test_calc.py": TESTS}, "base")
     head = commit(workspace, {"calc.py": FIXED}, "fix add, add a helper")
     subprocess.run(["chmod", "-R", "o+rX", str(workspace)], check=True)
-    pr_event = write_json(tmp_path / "pull_request.json", webhook_payload("pull_request", "opened"))
-    verify_job = Job.create(
-        tmp_path / "verify-job",
-        {
-            "GITHUB_WORKSPACE": str(workspace),
-            "GITHUB_EVENT_NAME": "pull_request",
-            "GITHUB_EVENT_PATH": str(pr_event),
-            "GITHUB_REPOSITORY": "Codertocat/Hello-World",
-            "GITHUB_RUN_ID": str(RUN_ID),
-        },
-    )
+    job = verify_job(tmp_path, workspace, webhook_payload("pull_request", "opened"))
     uploaded: dict[str, bytes] = {}
 
     def verify_uses(uses: str, with_: dict[str, str]) -> None:
         uploaded[with_["name"]] = zip_folder(Path(with_["path"]))
 
     inputs = {"image": PYTHON_IMAGE, "runner": "pytest", "timeout": "120", "diff-base": base}
-    outputs, steps = run_composite(VERIFY_ACTION, verify_job, inputs, verify_uses)
-    log = "\n".join(verify_job.log)
+    outputs, steps = run_composite(VERIFY_ACTION, job, inputs, verify_uses)
+    log = "\n".join(job.log)
     assert all(s.returncode == 0 for s in steps), log
     assert outputs["verdict"] == "PASS", log
     figures = [outputs[f"changed-lines{s}"] for s in ("", "-run", "-run-by-proof")]
     assert figures == ["4", "2", ""], log  # a run has no proof: that output stays empty
-    summary = verify_job.summary.read_text(encoding="utf-8")
+    summary = job.summary.read_text(encoding="utf-8")
     assert "changed lines run: 2 of 4 (no proof in mode run)" in summary
     assert "`calc.py:6-7`" in summary
 
-    github_fake.add_artifact(
-        RUN_ID, "verify-pr-result", uploaded["verify-pr-result"], head_sha=head
+    serve_fork_pr(
+        github_fake, uploaded["verify-pr-result"], head, ["calc.py"], ["calc.py", "test_calc.py"]
     )
-    github_fake.pulls.append((1347, "octo-org:fix-bug", head, FORK_REPO_ID))
-    github_fake.pull_files[1347] = ["calc.py"]
-    github_fake.trees[head] = ["calc.py", "test_calc.py"]
     github_fake.blob_sizes["calc.py"] = len(FIXED)
     event = workflow_run_event(webhook_payload("workflow_run", "completed"))
     event["workflow_run"]["head_sha"] = head
-    event_path = write_json(tmp_path / "workflow_run.json", event)
-    publish_job = Job.create(
-        tmp_path / "publish-job",
-        {
-            "GITHUB_EVENT_NAME": "workflow_run",
-            "GITHUB_EVENT_PATH": str(event_path),
-            "GITHUB_REPOSITORY": event["repository"]["full_name"],
-            "GITHUB_API_URL": github_fake.base_url,
-        },
-    )
-
-    def publish_uses(uses: str, _with: dict[str, str]) -> None:
-        raise AssertionError(f"the publish action must not use {uses}")
-
-    _, publish_steps = run_composite(PUBLISH_ACTION, publish_job, {}, publish_uses)
-    assert all(s.returncode == 0 for s in publish_steps), "\n".join(publish_job.log)
+    run_publish(publish_job(tmp_path, github_fake, event))
     (run_id,) = github_fake.check_runs
     check = github_fake.check_runs[run_id]
     assert check["conclusion"] == "success", check["output"]["summary"]

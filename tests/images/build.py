@@ -25,49 +25,35 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-# Run as a script, this folder is sys.path[0] and buildlib a top-level package; imported as
-# tests.images.build, buildlib is its subpackage. Either way the same modules, by name.
-if __package__:
-    from .buildlib.common import (
-        BUN_PACKAGE,
-        CACHE,
-        HERE,
-        IMAGES,
-        IMAGES_KEEP,
-        RECIPES,
-        SUITE,
-        BuildError,
-        Recipe,
-        cache_lock,
-        has_avx2,
-        need_tools,
-        run,
-        say,
-    )
-    from .buildlib.dockerio import check_image, copy_tar, docker_import, docker_tags, root_owned
-    from .buildlib.minimal import busybox_deb, write_minimal
-    from .buildlib.rootfs import ROOTFS_OF, debian_rootfs, npm_ci, prefetch_rootfs
-else:
-    from buildlib.common import (
-        BUN_PACKAGE,
-        CACHE,
-        HERE,
-        IMAGES,
-        IMAGES_KEEP,
-        RECIPES,
-        SUITE,
-        BuildError,
-        Recipe,
-        cache_lock,
-        has_avx2,
-        need_tools,
-        run,
-        say,
-    )
-    from buildlib.dockerio import check_image, copy_tar, docker_import, docker_tags, root_owned
-    from buildlib.minimal import busybox_deb, write_minimal
-    from buildlib.rootfs import ROOTFS_OF, debian_rootfs, npm_ci, prefetch_rootfs
-
+# Run as a script, this folder is sys.path[0]: the repository root goes first, so buildlib
+# imports by its full name (tests.images.buildlib) whether this file runs or is imported.
+if not __package__:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tests.images.buildlib.common import (
+    BUN_PACKAGE,
+    CACHE,
+    HERE,
+    IMAGES,
+    IMAGES_KEEP,
+    RECIPES,
+    SUITE,
+    BuildError,
+    Recipe,
+    cache_lock,
+    has_avx2,
+    need_tools,
+    run,
+    say,
+)
+from tests.images.buildlib.dockerio import (
+    check_image,
+    copy_tar,
+    docker_import,
+    docker_tags,
+    root_owned,
+)
+from tests.images.buildlib.minimal import busybox_deb, write_minimal
+from tests.images.buildlib.rootfs import ROOTFS_OF, debian_rootfs, npm_ci, prefetch_rootfs
 
 # What build.py offered before its steps moved to buildlib/, still importable from here.
 __all__ = [

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.images.buildlib.dockerio import locked_run_argv
 from tests.sandbox_helpers import make_repo
 from verify_pr.models.compare import CompareResult
 from verify_pr.verify import cli
@@ -103,6 +104,21 @@ _NODE_DIRECT = {
     "jest": "jest --ci --json --outputFile=/tmp/direct.json",
     "vitest": "vitest run --configLoader runner --reporter=json --outputFile.json=/tmp/direct.json",
 }
+
+
+def locked_run(tree: Path, image: str, script: str) -> subprocess.CompletedProcess[str]:
+    """``script`` over a copy of ``tree`` in /work, run by the runner directly in ``image`` with
+    verify-pr's lockdown: no network, no capabilities, read-only root, a user with no home,
+    tmpfs /work and /tmp."""
+    argv = locked_run_argv(
+        image,
+        "sh",
+        "-c",
+        "cp -R /repo/. /work/ && cd /work && " + script,
+        tmpfs=("/work:exec,size=256m,uid=65534,gid=65534", "/tmp:size=64m"),
+        options=("-e", "HOME=/work", "-v", f"{tree}:/repo:ro"),
+    )
+    return subprocess.run(argv, capture_output=True, text=True, timeout=300, check=False)
 
 
 def fetch(entry: dict[str, Any]) -> Path:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -21,7 +20,15 @@ import pytest
 
 from tests.conftest import require_docker
 from tests.git_helpers import checkout, commit, git, init_repo
-from tests.integration.helpers import _NODE_DIRECT, MANIFEST, compare, fetch, fetch_npm, unpack
+from tests.integration.helpers import (
+    _NODE_DIRECT,
+    MANIFEST,
+    compare,
+    fetch,
+    fetch_npm,
+    locked_run,
+    unpack,
+)
 from verify_pr.models.report import TestCase
 from verify_pr.models.verdict import VerdictFile
 from verify_pr.verify.select import pytest_node_id
@@ -54,39 +61,6 @@ def two_commits(tmp_path: Path, base: Path, head: Path) -> tuple[Path, str, str]
     git(repo, "rm", "-r", "--cached", "--quiet", ".")
     head_sha = commit(repo, {}, "head release")
     return repo, base_sha, head_sha
-
-
-def locked_run(tree: Path, image: str, script: str) -> subprocess.CompletedProcess[str]:
-    """``script`` over a copy of ``tree`` in /work, with verify-pr's lockdown: no network,
-    read-only root, a user with no home, tmpfs /work and /tmp."""
-    return subprocess.run(
-        [
-            "docker",
-            "run",
-            "--rm",
-            "--network",
-            "none",
-            "--user",
-            "65534:65534",
-            "--read-only",
-            "--tmpfs",
-            "/work:exec,size=256m,uid=65534,gid=65534",
-            "--tmpfs",
-            "/tmp:size=64m",
-            "-e",
-            "HOME=/work",
-            "-v",
-            f"{tree}:/repo:ro",
-            image,
-            "sh",
-            "-c",
-            "cp -R /repo/. /work/ && cd /work && " + script,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
 
 
 def direct_pytest(tree: Path, src_layout: bool = False) -> dict[str, str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from tests.integration.helpers import (
     counts,
     fetch,
     fetch_npm,
+    locked_run,
     unpack,
     verify_pr,
 )
@@ -34,37 +34,9 @@ def direct_pytest(
     layout runs as after an editable install (/work/src on the path)."""
     path = "PYTHONPATH=/work/src " if src_layout else ""
     script = (
-        "cp -R /repo/. /work/ && cd /work && "
         f"{path}python3 -m pytest -p no:cacheprovider -q -o junit_family=xunit1 2>&1 | tail -n 3"
     )
-    proc = subprocess.run(
-        [
-            "docker",
-            "run",
-            "--rm",
-            "--network",
-            "none",
-            "--user",
-            "65534:65534",
-            "--read-only",
-            "--tmpfs",
-            "/work:exec,size=256m,uid=65534,gid=65534",
-            "--tmpfs",
-            "/tmp:size=64m",
-            "-e",
-            "HOME=/work",
-            "-v",
-            f"{tree}:/repo:ro",
-            PYTHON_IMAGE,
-            "sh",
-            "-c",
-            script,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    proc = locked_run(tree, PYTHON_IMAGE, script)
     last = proc.stdout.strip().splitlines()[-1]
     found = {word.rstrip("s"): int(n) for n, word in _SUMMARY_WORD.findall(last)}
     assert found, proc.stdout + proc.stderr
@@ -81,38 +53,10 @@ def direct_node(tree: Path, runner: str) -> tuple[int, tuple[int, int, int, int,
     """jest or vitest itself, in the same image and lockdown, counted from its own JSON report:
     each test by its status, and each file that failed outside any test as one error."""
     script = (
-        "cp -R /repo/. /work/ && cd /work && "
         f"{_NODE_DIRECT[runner]} >/tmp/log 2>&1; rc=$?; "
         "cat /tmp/direct.json || tail -n 40 /tmp/log >&2; exit $rc"
     )
-    proc = subprocess.run(
-        [
-            "docker",
-            "run",
-            "--rm",
-            "--network",
-            "none",
-            "--user",
-            "65534:65534",
-            "--read-only",
-            "--tmpfs",
-            "/work:exec,size=256m,uid=65534,gid=65534",
-            "--tmpfs",
-            "/tmp:size=64m",
-            "-e",
-            "HOME=/work",
-            "-v",
-            f"{tree}:/repo:ro",
-            NODE_IMAGE,
-            "sh",
-            "-c",
-            script,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    proc = locked_run(tree, NODE_IMAGE, script)
     assert proc.stdout.strip(), proc.stderr
     report = json.loads(proc.stdout)
     suites = report["testResults"]

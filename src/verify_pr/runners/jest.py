@@ -4,7 +4,6 @@ passed, NOTES §3), with test locations."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 from verify_pr.contract import RunnerName
@@ -12,6 +11,7 @@ from verify_pr.models.report import ReportFormat, TestReport
 from verify_pr.reports._common import DEFAULT_TREE_ROOT, ReportSource
 from verify_pr.reports.jest_json import JsonDialect, parse_jest_json
 from verify_pr.runners import _files, config_code, failing_recorder
+from verify_pr.runners._config_keys import TamperKeys
 from verify_pr.runners._scripts import runners_in_test_script
 from verify_pr.runners.base import Detection, Evidence, validate_report_path
 
@@ -19,11 +19,12 @@ CONFIG_FILES = tuple(
     f"jest.config.{ext}" for ext in ("js", "ts", "mjs", "cjs", "mts", "cts", "json")
 )
 # Config keys that change the exit code or skip the run (keys that run code: config_code).
-_TAMPER_KEYS = {
-    "testFailureExitCode": "sets the exit code for failures (0 hides them)",
-    "passWithNoTests": "makes a run with no tests exit 0",
-}
-_KEY_PATTERN = re.compile(r"\b(" + "|".join(_TAMPER_KEYS) + r")\b")
+_TAMPER_KEYS = TamperKeys(
+    {
+        "testFailureExitCode": "sets the exit code for failures (0 hides them)",
+        "passWithNoTests": "makes a run with no tests exit 0",
+    }
+)
 
 
 class JestRunner:
@@ -64,22 +65,8 @@ class JestRunner:
         signals: list[str] = []
         jest_key = _files.package_json(tree).get("jest")
         if jest_key is not None:
-            signals.extend(_key_signals('package.json "jest"', json.dumps(jest_key)))
-        for name in CONFIG_FILES:
-            kind = _files.entry(tree, name)
-            if kind is _files.Entry.ABSENT:
-                continue
-            text = _files.read_text(tree, name)
-            if text is None:
-                signals.append(f"{name} could not be read as a plain text file: not inspected")
-                continue
-            signals.extend(_key_signals(name, text))
+            signals.extend(_TAMPER_KEYS.signals('package.json "jest"', json.dumps(jest_key)))
+        for _name, found in _TAMPER_KEYS.scan(tree, CONFIG_FILES):
+            signals.extend(found)
         signals.extend(f.signal() for f in config_code.findings(tree, config_code.JEST))
         return signals
-
-
-def _key_signals(source: str, text: str) -> list[str]:
-    """Config keys found by name: a JS config is never executed, so a key is matched as a word
-    (a computed key escapes this; the report-and-exit-code agreement still applies)."""
-    keys = sorted(set(_KEY_PATTERN.findall(text)))
-    return [f"{source}: {key} {_TAMPER_KEYS[key]}" for key in keys]

@@ -10,7 +10,6 @@ exit-code agreement turns into NOT PROVEN.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from verify_pr.contract import RunnerName
@@ -18,21 +17,23 @@ from verify_pr.models.report import ReportFormat, TestReport
 from verify_pr.reports._common import DEFAULT_TREE_ROOT, ReportSource
 from verify_pr.reports.jest_json import JsonDialect, parse_jest_json
 from verify_pr.runners import _files, config_code, failing_recorder
+from verify_pr.runners._config_keys import TamperKeys
 from verify_pr.runners._scripts import runners_in_test_script
 from verify_pr.runners.base import Detection, Evidence, validate_report_path
 from verify_pr.runners.vitest_configs import VITE_CONFIGS, VITEST_CONFIGS
 
-_TAMPER_KEYS = {
-    "outputFile": "sets the report path (vitest >= 4.0.3 keeps it over the CLI flag)",
-    "reporters": "adds reporters, which run code and can write files",
-    "plugins": "loads plugins, which run inside vitest and can rewrite the report",
-    "globalSetup": "runs code outside the test files",
-    "dangerouslyIgnoreUnhandledErrors": "makes unhandled errors exit 0",
-    "passWithNoTests": "makes a run with no tests exit 0",
-    "runner": "replaces the test runner",
-    "onConsoleLog": "runs a callback on test output",
-}
-_KEY_PATTERN = re.compile(r"\b(" + "|".join(_TAMPER_KEYS) + r")\b")
+_TAMPER_KEYS = TamperKeys(
+    {
+        "outputFile": "sets the report path (vitest >= 4.0.3 keeps it over the CLI flag)",
+        "reporters": "adds reporters, which run code and can write files",
+        "plugins": "loads plugins, which run inside vitest and can rewrite the report",
+        "globalSetup": "runs code outside the test files",
+        "dangerouslyIgnoreUnhandledErrors": "makes unhandled errors exit 0",
+        "passWithNoTests": "makes a run with no tests exit 0",
+        "runner": "replaces the test runner",
+        "onConsoleLog": "runs a callback on test output",
+    }
+)
 
 
 class VitestRunner:
@@ -73,16 +74,9 @@ class VitestRunner:
 
     def tamper_signals(self, tree: Path) -> list[str]:
         signals: list[str] = []
-        for name in VITEST_CONFIGS + VITE_CONFIGS:
-            if _files.entry(tree, name) is _files.Entry.ABSENT:
-                continue
-            text = _files.read_text(tree, name)
-            if text is None:
-                signals.append(f"{name} could not be read as a plain text file: not inspected")
-                continue
-            keys = sorted(set(_KEY_PATTERN.findall(text)))
-            signals.extend(f"{name}: {key} {_TAMPER_KEYS[key]}" for key in keys)
-            if not keys:
+        for name, found in _TAMPER_KEYS.scan(tree, VITEST_CONFIGS + VITE_CONFIGS):
+            signals.extend(found)
+            if not found:
                 # Like a conftest.py: the config is code run inside vitest's own process, so
                 # it can rewrite the report whatever keys it names (or builds at run time).
                 signals.append(f"{name} runs code inside vitest and could rewrite the report")

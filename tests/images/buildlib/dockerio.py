@@ -122,8 +122,20 @@ def root_owned(info: tarfile.TarInfo) -> tarfile.TarInfo:
     return info
 
 
-def docker_run(image: str, script: str, *, read_only: bool = True, tmpfs: bool = True) -> str:
-    cmd = [
+def locked_run_argv(
+    image: str,
+    *command: str,
+    read_only: bool = True,
+    tmpfs: Sequence[str] = (),
+    options: Sequence[str] = (),
+) -> list[str]:
+    """The bare, locked ``docker run`` of `command` in `image`, written once for every run
+    outside the sandbox runner (these smoke checks, the corpus tests' direct runner runs, the
+    benchmarks' bare baseline): no network, the sandbox's user 65534, every capability dropped,
+    no privilege gain, a read-only root unless `read_only` is false. Each of `tmpfs`
+    (``PATH[:OPTIONS]``) is mounted in order; `options` (``-e``, ``-v``, ``--workdir``) come
+    last before the image."""
+    argv = [
         "docker",
         "run",
         "--rm",
@@ -137,17 +149,20 @@ def docker_run(image: str, script: str, *, read_only: bool = True, tmpfs: bool =
         "no-new-privileges",
     ]
     if read_only:
-        cmd.append("--read-only")
-    if tmpfs:
-        cmd += [
-            "--tmpfs",
-            "/tmp",
-            "--tmpfs",
-            "/work:exec,uid=65534,gid=65534",
-            "--workdir",
-            "/work",
-        ]
-    return run([*cmd, image, "/bin/sh", "-c", script]).strip()
+        argv.append("--read-only")
+    for mount in tmpfs:
+        argv += ["--tmpfs", mount]
+    return [*argv, *options, image, *command]
+
+
+def docker_run(image: str, script: str, *, read_only: bool = True, tmpfs: bool = True) -> str:
+    """`script` in `image` as a locked run; with `tmpfs`, a tmpfs /tmp and /work, in /work."""
+    mounts = ("/tmp", "/work:exec,uid=65534,gid=65534") if tmpfs else ()
+    workdir = ("--workdir", "/work") if tmpfs else ()
+    argv = locked_run_argv(
+        image, "/bin/sh", "-c", script, read_only=read_only, tmpfs=mounts, options=workdir
+    )
+    return run(argv).strip()
 
 
 def check_image(recipe: Recipe, image_id: str) -> list[str]:
@@ -168,25 +183,11 @@ def check_image(recipe: Recipe, image_id: str) -> list[str]:
     if recipe.name == "minimal":
         versions.append(docker_run(image_id, "busybox | head -1"))
     elif recipe.name == "python":
-        # The exact command the brief gives, without a read-only root or tmpfs.
-        versions.append(
-            run(
-                [
-                    "docker",
-                    "run",
-                    "--rm",
-                    "--network",
-                    "none",
-                    "--user",
-                    "65534:65534",
-                    image_id,
-                    "python3",
-                    "-m",
-                    "pytest",
-                    "--version",
-                ]
-            ).strip()
+        # The brief's command: no read-only root, no tmpfs (the locks every run here has).
+        pytest_version = locked_run_argv(
+            image_id, "python3", "-m", "pytest", "--version", read_only=False
         )
+        versions.append(run(pytest_version).strip())
         versions.append(docker_run(image_id, PYTHON_CHECK))
     elif recipe.name == "node":
         versions.append(docker_run(image_id, NODE_CHECK))

@@ -161,3 +161,33 @@ def test_fixture_projects_are_clean_except_their_own_ini(tmp_path: Path) -> None
                 s for s in runner.tamper_signals(project) if "runs code inside vitest" not in s
             ]
             assert signals == [], project
+
+
+def test_jest_signals_in_full_each_config_in_order(tmp_path: Path) -> None:
+    write(tmp_path, "package.json", json.dumps({"jest": {"passWithNoTests": True}}))
+    write(
+        tmp_path, "jest.config.js", "module.exports = {passWithNoTests: 1, testFailureExitCode: 0}"
+    )
+    (tmp_path / "jest.config.ts").symlink_to("/etc/passwd")
+    assert JestRunner().tamper_signals(tmp_path) == [
+        'package.json "jest": passWithNoTests makes a run with no tests exit 0',
+        "jest.config.js: passWithNoTests makes a run with no tests exit 0",
+        "jest.config.js: testFailureExitCode sets the exit code for failures (0 hides them)",
+        "jest.config.ts could not be read as a plain text file: not inspected",
+        "jest.config.js: a JS config is code: jest runs it in its own process (keys can be computed)",
+        "jest.config.ts: a JS config is code: jest runs it in its own process (keys can be computed)",
+    ]
+
+
+def test_vitest_signals_in_full_each_config_in_order(tmp_path: Path) -> None:
+    write(
+        tmp_path, "vitest.config.ts", "export default { test: { reporters: ['x'], runner: 'y' } }"
+    )
+    (tmp_path / "vitest.config.mts").symlink_to("/etc/passwd")
+    write(tmp_path, "vite.config.js", "export default {}")
+    assert VitestRunner().tamper_signals(tmp_path) == [
+        "vitest.config.ts: reporters adds reporters, which run code and can write files",
+        "vitest.config.ts: runner replaces the test runner",
+        "vitest.config.mts could not be read as a plain text file: not inspected",
+        "vite.config.js runs code inside vitest and could rewrite the report",
+    ]
