@@ -3,9 +3,11 @@
 A test counts as turned green only if it fails every time on base's code (with the PR's
 tests) and passes every time on head, apart from the rest of the suite: order-dependent
 failures and flakes drop out. The selectable tests run together, one runner process per side
-and repetition (each re-run pays a runner's start-up). Every repetition of both sides is
-handed to the sandboxes at once, so none waits for the slowest run of the one before it
-(a round used to wait for both of its sides): the same runs, judged in the same order.
+and repetition (each re-run pays a runner's start-up), or, where the runner repeats a
+selection in one process with each repetition isolated as it isolates test files (jest:
+``select.repeated_selector``), one runner process per side running them one after the other.
+Every run of both sides is handed to the sandboxes at once, so none waits for the slowest
+run of the one before it: the runs are judged in the order they were made.
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ from enum import StrEnum
 from pathlib import Path
 
 from verify_pr.contract import new_report_path
-from verify_pr.models.report import FAILING, TestCase, TestStatus
+from verify_pr.models.report import FAILING, STATUS_RANK, TestCase, TestReport, TestStatus
 from verify_pr.models.sandbox import RunStatus
-from verify_pr.verify.select import batch_selector
+from verify_pr.verify.select import batch_selector, repeated_selector
 from verify_pr.verify.suite import SuiteOutcome, SuitePlan
 from verify_pr.verify.testcases import is_load_failure, worst_cases
 
@@ -41,6 +43,23 @@ class Confirmation:
     unconfirmed: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class _Group:
+    """Tests re-run together: the words that select them, and how many repetitions each run
+    of a side holds (1: a runner process per repetition)."""
+
+    words: str
+    cases: list[TestCase]
+    times: int = 1
+
+
+@dataclass(frozen=True)
+class _Run:
+    job: tuple[Path, SuitePlan]
+    want_failure: bool  # before: base's code
+    times: int  # repetitions inside this one run
+
+
 def confirm(
     plan: SuitePlan,
     before_tree: Path,
@@ -59,70 +78,93 @@ def confirm(
     head_cases = worst_cases(head.verdict)
     cases = [head_cases[test_id] for test_id in f2p[:MAX_RERUN_IDS]]
     together = [c for c in cases if batch_selector(plan.runner, [c]) is not None]
+    groups = []
+    if together:
+        repeated = repeated_selector(plan.runner, together, flake_runs)
+        if repeated is not None:
+            groups.append(_Group(repeated, together, flake_runs))
+        else:
+            groups.append(_Group(batch_selector(plan.runner, together) or "", together))
     # an own command (or a name no selector can reach) re-runs whole, one test at a time:
     # flakes still show, an order-dependent failure may not
-    groups = [(batch_selector(plan.runner, together) or "", together)] if together else []
-    groups += [("", [c]) for c in cases if c not in together]
+    groups += [_Group("", [c]) for c in cases if c not in together]
     trees = (before_tree, after_tree)
-    planned = [_jobs(plan, words, trees, flake_runs) for words, _group in groups]
-    # every group's every repetition at once: the sandboxes take them as slots free up
-    outcomes = iter(run_all([job for jobs in planned for job, _want in jobs]))
+    planned = [_runs(plan, group, trees, flake_runs) for group in groups]
+    # every group's every run at once: the sandboxes take them as slots free up
+    outcomes = iter(run_all([run.job for runs in planned for run in runs]))
     outcome: dict[str, _Standing] = {}
-    for (_words, group), jobs in zip(groups, planned, strict=True):
-        runs = [(next(outcomes), want) for _job, want in jobs]
-        outcome |= _standings(group, runs)
+    for group, runs in zip(groups, planned, strict=True):
+        outcome |= _standings(group.cases, [(next(outcomes), run) for run in runs])
     flaky = tuple(i for i, v in outcome.items() if v is _Standing.FLAKY)
     unconfirmed = tuple(i for i, v in outcome.items() if v is _Standing.UNCONFIRMED)
     return Confirmation(True, flaky, unconfirmed)
 
 
-def _jobs(
-    plan: SuitePlan, words: str, trees: tuple[Path, Path], flake_runs: int
-) -> list[tuple[tuple[Path, SuitePlan], bool]]:
-    """``flake_runs`` runs of the selection per side, repetition by repetition, before then
-    after, each with its own report path; with each, whether it must fail (before)."""
+def _runs(plan: SuitePlan, group: _Group, trees: tuple[Path, Path], flake_runs: int) -> list[_Run]:
+    """The runs that make ``flake_runs`` repetitions per side, in the order they count:
+    repetition by repetition, before then after, each with its own report path."""
     suffix = plan.report_path[plan.report_path.rindex(".") :]
-    jobs = []
-    for _ in range(flake_runs):
+    words = f" {group.words}" if group.words else ""
+    runs = []
+    for _ in range(flake_runs // group.times):
         for tree, want_failure in ((trees[0], True), (trees[1], False)):
             path = new_report_path(suffix)
-            command = plan.command.replace(plan.report_path, path) + (f" {words}" if words else "")
-            jobs.append(
-                ((tree, SuitePlan(plan.runner, command, path, plan.parse_name)), want_failure)
-            )
-    return jobs
+            command = plan.command.replace(plan.report_path, path) + words
+            job = (tree, SuitePlan(plan.runner, command, path, plan.parse_name))
+            runs.append(_Run(job, want_failure, group.times))
+    return runs
 
 
 def _standings(
-    cases: list[TestCase], runs: list[tuple[SuiteOutcome, bool]]
+    cases: list[TestCase], runs: list[tuple[SuiteOutcome, _Run]]
 ) -> dict[str, _Standing]:
     """Each case keeps the first standing that is not CONFIRMED, in the order of the runs."""
     found = dict.fromkeys((c.id for c in cases), _Standing.CONFIRMED)
-    for outcome, want_failure in runs:
+    for outcome, run in runs:
         for case in cases:
             if found[case.id] is _Standing.CONFIRMED:
-                found[case.id] = _judge(outcome, case, want_failure)
+                found[case.id] = _judge(outcome, case, run.want_failure, run.times)
     return found
 
 
-def _judge(outcome: SuiteOutcome, case: TestCase, want_failure: bool) -> _Standing:
+def _judge(outcome: SuiteOutcome, case: TestCase, want_failure: bool, times: int) -> _Standing:
     if outcome.report is None or outcome.verdict.sandbox.status is not RunStatus.COMPLETED:
         return _Standing.UNCONFIRMED
-    status = outcome.report.worst_by_id().get(case.id)
-    if status is None and want_failure:
+    for status in _repetitions(outcome.report, case, want_failure, times):
+        if status is None:
+            return _Standing.UNCONFIRMED
+        failed = status in FAILING
+        if failed != want_failure or (not want_failure and status is not TestStatus.PASSED):
+            return _Standing.FLAKY
+    return _Standing.CONFIRMED
+
+
+def _repetitions(
+    report: TestReport, case: TestCase, want_failure: bool, times: int
+) -> list[TestStatus | None]:
+    """The case's status in each of the ``times`` repetitions the run made, in order (one
+    run: the worst of its results under that id). The runner writes the repetitions one after
+    the other, so each holds the same share of the id's results; results that do not split
+    evenly are a repetition missing or extra: None, never a standing."""
+    own = [c.status for c in report.testcases if c.id == case.id]
+    if own:
+        shares = _split(own, times)
+        return [max(share, key=STATUS_RANK.__getitem__) for share in shares] if shares else [None]
+    if want_failure:
         # its file could not load on base's code: that file's stand-in is the failure (only
         # its own file's: the re-run holds other files' tests too)
-        status = next(
-            (
-                c.status
-                for c in outcome.report.testcases
-                if c.file == case.file and is_load_failure(c)
-            ),
-            None,
-        )
-    if status is None:
-        return _Standing.UNCONFIRMED
-    failed = status in FAILING
-    if failed != want_failure or (not want_failure and status is not TestStatus.PASSED):
-        return _Standing.FLAKY
-    return _Standing.CONFIRMED
+        stand_ins = [
+            c.status for c in report.testcases if c.file == case.file and is_load_failure(c)
+        ]
+        if stand_ins:
+            shares = _split(stand_ins, times)
+            return [share[0] for share in shares] if shares else [None]
+    return [None]
+
+
+def _split(statuses: list[TestStatus], times: int) -> list[list[TestStatus]] | None:
+    """``times`` equal shares in order, or None when they do not divide evenly."""
+    if len(statuses) % times:
+        return None
+    size = len(statuses) // times
+    return [statuses[i * size : (i + 1) * size] for i in range(times)]

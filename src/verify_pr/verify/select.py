@@ -76,13 +76,32 @@ def batch_selector(runner: str, cases: list[TestCase]) -> str | None:
         return " ".join(w for w in words if w)
     files = list(dict.fromkeys(_js_escape(c.file or "") for c in cases))
     if runner == "jest":
-        names = [
-            _js_escape(" ".join([*(c.classname.split(" > ") if c.classname else []), c.name]))
-            for c in cases
-        ]
-        pattern = "^(?:" + "|".join(dict.fromkeys(names)) + ")$"
-        return " ".join(shlex.quote(w) for w in ("-t", pattern, "--", *files))
+        return " ".join(shlex.quote(w) for w in ("-t", _jest_names(cases), "--", *files))
     names = [_js_escape(c.name) for c in cases]
     pattern = "(?:" + "|".join(dict.fromkeys(names)) + ")$"
     plain = list(dict.fromkeys(c.file or "" for c in cases))  # vitest and bun take paths
     return " ".join(shlex.quote(w) for w in (*plain, "-t", pattern))
+
+
+def repeated_selector(runner: str, cases: list[TestCase], times: int) -> str | None:
+    """Shell words that run exactly ``cases`` ``times`` times over in one runner process, one
+    repetition after the other, or None where the runner cannot.
+
+    jest runs a test file as often as ``--runTestsByPath`` names it, each time in a module
+    registry and test environment of its own (its isolation between test files), in order
+    with ``--runInBand``. vitest and bun run a file once however often it is named, and
+    pytest an id once (``--keep-duplicates`` too): they re-run in a process per repetition."""
+    if runner != RunnerName.JEST or times < 1 or batch_selector(runner, cases) is None:
+        return None
+    files = list(dict.fromkeys(c.file or "" for c in cases))  # exact paths, not patterns
+    words = ("-t", _jest_names(cases), "--runInBand", "--runTestsByPath", "--", *files * times)
+    return " ".join(shlex.quote(w) for w in words)
+
+
+def _jest_names(cases: list[TestCase]) -> str:
+    """jest's ``-t`` pattern for exactly these full names (describe titles, then the test's)."""
+    names = [
+        _js_escape(" ".join([*(c.classname.split(" > ") if c.classname else []), c.name]))
+        for c in cases
+    ]
+    return "^(?:" + "|".join(dict.fromkeys(names)) + ")$"

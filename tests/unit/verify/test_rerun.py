@@ -3,10 +3,13 @@ each test's standing is the one the runs give in the order they were made."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from tests.unit.verify.helpers import FIXED_BASE, FIXED_HEAD, F, P, outcome
-from verify_pr.models.report import TestStatus
+from verify_pr.models.report import ReportFormat, TestCase, TestReport, TestStatus
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.verify import rerun
 from verify_pr.verify.suite import SuiteOutcome, SuitePlan
@@ -95,3 +98,87 @@ def test_no_re_run_without_a_proof_or_with_zero_repetitions() -> None:
     proof = ["m.py::m::t_bug"]
     assert rerun.confirm(PLAN, BEFORE, AFTER, outcome(FIXED_HEAD), proof, 0, runs).checked is False
     assert runs.batches == []
+
+
+JEST = SuitePlan("jest", "jest --ci --json --outputFile=/work/r.json", "/work/r.json", "jest")
+
+
+def _reps(*reps: dict[str, TestStatus]) -> SuiteOutcome:
+    """One run that ran the selection once per dict, one repetition after the other."""
+    cases = [
+        TestCase.build(name=n, classname="m", file="m.test.js", line=1, status=s)
+        for rep in reps
+        for n, s in rep.items()
+    ]
+    return _with_cases(cases)
+
+
+def _with_cases(cases: list[TestCase]) -> SuiteOutcome:
+    run = outcome({})
+    report = TestReport.build(format=ReportFormat.JEST_JSON, testcases=cases)
+    verdict = run.verdict.model_copy(update={"testcases": report.testcases})
+    return replace(run, report=report, verdict=verdict)
+
+
+def _jest_head() -> SuiteOutcome:
+    return _reps({"t_bug": P})
+
+
+def test_jest_repeats_the_selection_in_one_process_per_side() -> None:
+    runs = _Scripted([_reps(*[{"t_bug": F}] * 3), _reps(*[{"t_bug": P}] * 3)])
+    proof = [_jest_head().report.testcases[0].id]
+    found = rerun.confirm(JEST, BEFORE, AFTER, _jest_head(), proof, 3, runs)
+    assert found == rerun.Confirmation(True, (), ())
+    (batch,) = runs.batches
+    assert [tree for tree, _ in batch] == [BEFORE, AFTER]  # one run per side, not three
+    for _tree, plan in batch:
+        words = plan.command.split(" -t ", 1)[1]
+        assert words.endswith("--runInBand --runTestsByPath -- m.test.js m.test.js m.test.js")
+
+
+@pytest.mark.parametrize(
+    ("before", "head", "standing"),
+    [
+        ([{"t_bug": F}, {"t_bug": P}, {"t_bug": F}], [{"t_bug": P}] * 3, "flaky"),  # passed once
+        ([{"t_bug": F}] * 3, [{"t_bug": P}, {"t_bug": P}, {"t_bug": F}], "flaky"),
+        ([{"t_bug": F}] * 2, [{"t_bug": P}] * 3, "unconfirmed"),  # a repetition missing
+        ([{"t_bug": F}] * 3, [{"t_bug": P}] * 4, "unconfirmed"),  # one too many
+        # a test named twice in its file: each repetition holds both, the worst counts
+        ([{"t_bug": F}] * 6, [{"t_bug": P}] * 6, "confirmed"),
+    ],
+)
+def test_each_repetition_inside_one_run_is_judged(before: list, head: list, standing: str) -> None:
+    runs = _Scripted([_reps(*before), _reps(*head)])
+    proof = [_jest_head().report.testcases[0].id]
+    found = rerun.confirm(JEST, BEFORE, AFTER, _jest_head(), proof, 3, runs)
+    got = "flaky" if found.flaky else "unconfirmed" if found.unconfirmed else "confirmed"
+    assert got == standing
+
+
+def test_a_file_that_cannot_load_on_base_counts_once_per_repetition() -> None:
+    stand_in = {"m.test.js": TestStatus.ERROR}  # jest's stand-in: the file as the test name
+    cases = [
+        TestCase.build(name="m.test.js", classname=None, file="m.test.js", line=None, status=s)
+        for rep in [stand_in] * 3
+        for s in rep.values()
+    ]
+    before = _with_cases(cases)
+    proof = [_jest_head().report.testcases[0].id]
+    runs = _Scripted([before, _reps(*[{"t_bug": P}] * 3)])
+    assert rerun.confirm(JEST, BEFORE, AFTER, _jest_head(), proof, 3, runs).checked
+    assert rerun.confirm(JEST, BEFORE, AFTER, _jest_head(), proof, 3, runs).unconfirmed == ()
+    short = _with_cases(cases[:2])
+    runs = _Scripted([short, _reps(*[{"t_bug": P}] * 3)])
+    assert rerun.confirm(JEST, BEFORE, AFTER, _jest_head(), proof, 3, runs).unconfirmed == tuple(
+        proof
+    )
+
+
+def test_runners_that_run_a_file_once_keep_a_process_per_repetition() -> None:
+    for runner in ("vitest", "bun", "pytest"):
+        plan = SuitePlan(runner, f"{runner} --out /work/r.json", "/work/r.json", runner)
+        head = _reps({"t_bug": P})
+        proof = [head.report.testcases[0].id]
+        runs = _Scripted([_reps({"t_bug": F}), _reps({"t_bug": P})] * 3)
+        assert rerun.confirm(plan, BEFORE, AFTER, head, proof, 3, runs).checked
+        assert len(runs.batches[0]) == 6
