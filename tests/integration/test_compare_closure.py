@@ -1,5 +1,7 @@
 """Harness beyond names, end to end on real containers: a helper that base's conftest imports,
-a conftest that is a symlink, a renamed conftest, and a submodule the export leaves empty.
+a conftest that is a symlink, a renamed conftest, a plugin a distribution's entry_points.txt
+names in its pytest11 group (its other groups, like Markdown's extensions, name product code),
+and a submodule the export leaves empty.
 
 Each trick turns the failing test green on head without fixing the code; each has its
 positive control (the honest fix in the same repo is VERIFIED)."""
@@ -171,3 +173,58 @@ def test_empty_submodule_is_a_reason(tmp_path: Path) -> None:
         assert result.verdict is CompareVerdict.NOT_PROVEN
         assert result.counts.fail_to_pass == 1
         assert any("submodule" in r and "vendor/lib" in r for r in result.reasons)
+
+
+# calc's add comes from an extension module it loads by name, as Markdown loads its extensions;
+# the tree holds calc's installed metadata, whose entry points name that extension (a group
+# pytest never loads) and a pytest plugin (pytest11, which pytest loads on its own)
+EXT_CALC = (
+    "import importlib\n\n\ndef add(a, b):\n"
+    '    return importlib.import_module("ext").add(a, b)\n\n\n'
+    "def mul(a, b):\n    return a * b\n"
+)
+DIST_FILES = {
+    "calc-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: calc\nVersion: 1.0\n",
+    "calc-1.0.dist-info/entry_points.txt": "[calc.extensions]\next = ext\n\n[pytest11]\nplug = plug\n",
+}
+
+
+def _dist_repo(tmp_path: Path) -> tuple[Path, str]:
+    repo = init_repo(tmp_path / "repo")
+    files = {
+        "pytest.ini": "[pytest]\n",
+        "calc.py": EXT_CALC,
+        "ext.py": "def add(a, b):\n    return a - b\n",
+        "plug.py": BENIGN_HELPER,
+        "test_calc.py": TESTS,
+        **DIST_FILES,
+    }
+    return repo, commit(repo, files, "base")
+
+
+def test_an_extension_entry_point_names_code_not_harness(tmp_path: Path) -> None:
+    """The honest fix of a module only the calc.extensions group names is VERIFIED (it was
+    NOT PROVEN: every group's modules counted as pytest plugins, so ext.py judged the PR)."""
+    require_docker(IMAGE)
+    repo, base = _dist_repo(tmp_path)
+    fix = commit(repo, {"ext.py": "def add(a, b):\n    return a + b\n"}, "fix")
+    result = run(tmp_path, repo, base, fix, strict=False)
+    assert result.verdict is CompareVerdict.VERIFIED, result.reasons
+    assert result.harness_files_changed == ()
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["plain", "strict-harness"])
+def test_a_pytest11_entry_point_plugin_is_harness(tmp_path: Path, strict: bool) -> None:
+    """The attack twin in the same tree: the PR turns the plugin the pytest11 group names
+    into one that forces every test to pass, and fixes nothing."""
+    require_docker(IMAGE)
+    repo, base = _dist_repo(tmp_path)
+    trick = commit(repo, {"plug.py": FORCE_PASS_CONFTEST}, "trick")
+    result = run(tmp_path, repo, base, trick, strict)
+    assert result.verdict is CompareVerdict.NOT_PROVEN
+    assert result.harness_files_changed == ("plug.py",)
+    if strict:
+        assert result.counts.fail_to_pass == 0  # base's plugin ran under head
+    else:
+        assert result.counts.fail_to_pass == 1  # pytest loaded the plugin: the trick worked
+        assert any("plug.py judges the PR" in r for r in result.reasons)

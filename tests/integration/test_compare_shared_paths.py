@@ -11,7 +11,9 @@ breaks nothing. The publish side, re-deriving from each real result file, agrees
 
 ``testpaths = toolz`` in the project named toolz puts tests inside the package: its modules
 are code (a real fix there is VERIFIED), while a testpaths folder that is not the project's
-package stays tests, so a PR that only edits a test helper there proves nothing.
+package stays tests, so a PR that only edits a test helper there proves nothing. The name may
+come from base's setup.py alone (WebOb's ``testpaths = src/webob tests``), as a string literal
+read from base: a name setup.py computes, or one the PR writes there, leaves the folder tests.
 """
 
 from __future__ import annotations
@@ -163,3 +165,59 @@ def test_a_helper_in_a_testpaths_folder_that_is_not_the_package_proves_nothing(
     result = _compare(tmp_path, repo, base, head)
     assert result.verdict == "NOT_PROVEN", result.reasons
     assert "toolz/expect.py" in result.test_paths and result.code_paths == ()
+
+
+SETUP_PY = 'from setuptools import setup\n\nsetup(name="{name}", package_dir={{"": "src"}})\n'
+SETUP_PY_COMPUTED = (
+    'from setuptools import setup\n\nNAME = "toolz"\n\nsetup(name=NAME, package_dir={"": "src"})\n'
+)
+
+
+def _setup_py_repo(tmp_path: Path, setup_py: str) -> tuple[Path, str]:
+    """WebOb's shape: the name only in setup.py, ``testpaths = src/toolz tests``; a test of
+    add reads what add should return from a helper module inside the package."""
+    repo = init_repo(tmp_path / "repo")
+    base = commit(
+        repo,
+        {
+            "setup.py": setup_py,
+            "setup.cfg": "[tool:pytest]\ntestpaths =\n    src/toolz\n    tests\n",
+            "src/toolz/__init__.py": "",
+            "src/toolz/core.py": CALC,
+            "src/toolz/expect.py": "EXPECTED = 4\n",
+            "tests/test_core.py": "from toolz.core import greet\n\n\n"
+            "def test_greet():\n    assert greet() == 'hello'\n",
+            "tests/test_add.py": "from toolz.core import add\nfrom toolz.expect import EXPECTED"
+            "\n\n\ndef test_add():\n    assert add(2, 2) == EXPECTED\n",
+        },
+        "base: add is wrong",
+    )
+    return repo, base
+
+
+def test_a_package_named_only_by_setup_py_lets_its_code_prove_a_fix(tmp_path: Path) -> None:
+    require_docker(IMAGE)
+    repo, base = _setup_py_repo(tmp_path, SETUP_PY.format(name="toolz"))
+    head = commit(repo, {"src/toolz/core.py": CALC_FIXED}, "fix add")
+    result = _compare(tmp_path, repo, base, head)
+    assert result.verdict == "VERIFIED", result.reasons
+    assert result.code_paths == ("src/toolz/core.py",)
+    assert [p.id.rsplit("::", 1)[-1] for p in result.proofs] == ["test_add"]
+
+
+def test_a_name_the_pr_writes_into_setup_py_leaves_the_package_tests(tmp_path: Path) -> None:
+    """The attack twin: base's setup.py computes its name (no literal), so src/toolz/ is a
+    folder of tests; the PR writes the literal name into setup.py and bends the helper to
+    the bug. Were the rule read from the PR's setup.py, or the helper code, base's helper (4)
+    would fail before and the PR's (0) pass after: VERIFIED over a PR that fixes nothing."""
+    require_docker(IMAGE)
+    repo, base = _setup_py_repo(tmp_path, SETUP_PY_COMPUTED)
+    head = commit(
+        repo,
+        {"setup.py": SETUP_PY.format(name="toolz"), "src/toolz/expect.py": "EXPECTED = 0\n"},
+        "name the package, bend the helper",
+    )
+    result = _compare(tmp_path, repo, base, head)
+    assert result.verdict == "NOT_PROVEN", result.reasons
+    assert "src/toolz/expect.py" in result.test_paths
+    assert "src/toolz/expect.py" not in result.code_paths and result.proofs == ()

@@ -139,7 +139,7 @@ def references(path: str, text: bytes) -> list[Ref]:
         # ``name = module:attr``: pytest imports the module as a plugin (pytest11)
         folder = str(PurePosixPath(path).parent.parent)
         found: list[Ref] = []
-        for match in _ENTRY_POINT.finditer(text):
+        for match in _ENTRY_POINT.finditer(_plugin_entries(text)):
             module = match.group(1).decode("ascii", "replace")
             for root in dict.fromkeys(("" if folder == "." else folder, "", "src")):
                 found.append(ModuleRef(root, module))
@@ -153,6 +153,27 @@ def references(path: str, text: bytes) -> list[Ref]:
     plugins = [m.group(1).decode("ascii", "replace") for m in _PLUGIN_FLAG.finditer(text)]
     # toml/ini/cfg/yaml: pytest's -p plugins
     return [ModuleRef(root, name) for name in plugins for root in ("", "src")]
+
+
+def _plugin_entries(text: bytes) -> bytes:
+    """The lines of an ``entry_points.txt`` that pytest may load: its ``pytest11`` group.
+    Read as importlib.metadata reads it (``str.splitlines``, a stripped line in brackets is a
+    group, named by stripping the brackets) but loosely, to miss no spelling it loads: every
+    group whose name holds pytest11 in any case, and the lines before the first group. A
+    distribution's other groups (console scripts, its own extensions: Markdown's
+    ``[markdown.extensions]``) load nothing into pytest. Text that is not UTF-8: all of it."""
+    try:
+        lines = text.decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        return text
+    kept, loads = [], True
+    for line in lines:
+        stripped = line.strip()
+        if stripped.startswith("[") and stripped.endswith("]"):
+            loads = "pytest11" in stripped.strip("[]").lower()
+        elif loads:
+            kept.append(line)
+    return "\n".join(kept).encode()
 
 
 def _json_part(path: str, text: bytes) -> bytes:

@@ -17,8 +17,9 @@ project named toolz: tests inside the package) is where pytest looks, not a fold
 inside it the names decide, so its modules are code and its data neither (the PR's version on
 both sides, base's own run then needed), else nothing in the package could ever prove a fix.
 Only the package base's metadata names (pyproject's ``[project] name``, setup.cfg's
-``[metadata] name``): any other folder in testpaths, a package of test helpers too, stays
-tests.
+``[metadata] name``, else setup.py's ``setup(name="...")`` when it is one string literal, read
+with ``ast``, never run: WebOb's ``testpaths = src/webob tests``): any other folder in
+testpaths, a package of test helpers too, stays tests.
 jest, vitest, bun: ``*.test.*``, ``*.spec.*``, ``*_test.*``, ``*_spec.*``, ``*.snap``, and every
 file under ``__tests__``, ``__snapshots__``, ``__mocks__``, ``__fixtures__``, ``fixtures``,
 test or tests folders. (A ``testMatch`` or ``include`` in a JavaScript config is code, not
@@ -27,6 +28,7 @@ data, and is not read: the defaults above are the rule.)
 
 from __future__ import annotations
 
+import ast
 import fnmatch
 import re
 from collections.abc import Iterable
@@ -196,9 +198,37 @@ def _distribution_package(tree: Path) -> str | None:
         parser = _files.read_ini(tree, "setup.cfg")
         has = parser is not None and parser.has_option("metadata", "name")
         name = parser.get("metadata", "name") if parser is not None and has else None
+    if not isinstance(name, str):
+        name = _setup_py_name(_files.read_text(tree, "setup.py"))
     if not isinstance(name, str) or not _PROJECT_NAME.fullmatch(name):
         return None
     return name.lower().replace("-", "_").replace(".", "_")
+
+
+def _setup_py_name(text: str | None) -> str | None:
+    """The ``name=`` of setup.py's ``setup(...)`` (or ``setuptools.setup(...)``) call when it
+    is a string literal and the only one: parsed, never run; a name made at run time (a
+    variable, a format) is no name."""
+    if text is None:
+        return None
+    try:
+        module = ast.parse(text, "setup.py")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    names = {
+        keyword.value.value
+        for node in ast.walk(module)
+        if isinstance(node, ast.Call)
+        and (
+            (isinstance(node.func, ast.Name) and node.func.id == "setup")
+            or (isinstance(node.func, ast.Attribute) and node.func.attr == "setup")
+        )
+        for keyword in node.keywords
+        if keyword.arg == "name"
+        and isinstance(keyword.value, ast.Constant)
+        and isinstance(keyword.value.value, str)
+    }
+    return names.pop() if len(names) == 1 else None
 
 
 def _pytest_options(tree: Path) -> tuple[str, dict[str, Any]]:

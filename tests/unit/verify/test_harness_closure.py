@@ -278,6 +278,42 @@ def test_an_entry_point_plugin_in_a_dist_info_folder_is_harness(tmp_path: Path) 
     assert scan_one(root, ["plugins/force.py", "plugins/other.py"]).paths == ("plugins/force.py",)
 
 
+@pytest.mark.parametrize(
+    ("entry_points", "reached"),
+    [
+        # Markdown's groups: a script and its own extensions, which pytest never loads
+        (
+            "[console_scripts]\nmd = plugins.other:run\n\n"
+            "[markdown.extensions]\nabbr = plugins.other:Abbr\n",
+            (),
+        ),
+        (
+            "[markdown.extensions]\nabbr = plugins.other:Abbr\n[pytest11]\nforce = plugins.force\n",
+            ("plugins/force.py",),
+        ),
+        # every spelling importlib.metadata reads as pytest11, and looser ones
+        ("[[pytest11]]\nforce = plugins.force:main\n", ("plugins/force.py",)),
+        ("[ PyTest11 ]\nforce = plugins.force:main\n", ("plugins/force.py",)),
+        ("[other]\u2028[pytest11]\nforce = plugins.force:main\n", ("plugins/force.py",)),
+        ("[other]\r[pytest11]\nforce = plugins.force:main\n", ("plugins/force.py",)),
+        # before any group, or text that is not UTF-8: every entry
+        ("force = plugins.force:main\n[other]\nx = plugins.other\n", ("plugins/force.py",)),
+        (b"[other]\xff\nforce = plugins.force:main\n", ("plugins/force.py",)),
+    ],
+)
+def test_only_the_pytest11_group_of_entry_points_is_harness(
+    tmp_path: Path, entry_points: str | bytes, reached: tuple[str, ...]
+) -> None:
+    root = same(
+        tmp_path, {"plugins/__init__.py": "", "plugins/force.py": "", "plugins/other.py": ""}
+    )
+    target = root / "evil-1.0.dist-info" / "entry_points.txt"
+    target.parent.mkdir()
+    data = entry_points if isinstance(entry_points, bytes) else entry_points.encode()
+    target.write_bytes(data)
+    assert scan_one(root, ["plugins/force.py", "plugins/other.py"]).paths == reached
+
+
 def test_a_module_the_tests_import_is_not_harness_and_one_they_do_not_is(tmp_path: Path) -> None:
     root = same(
         tmp_path,

@@ -78,6 +78,46 @@ def test_the_package_from_setup_cfg_metadata(tmp_path: Path) -> None:
     assert rule.is_code("toolz/itertoolz.py") and "not the packages toolz" in rule.describe()
 
 
+@pytest.mark.parametrize(
+    ("setup_py", "is_code"),
+    [
+        # WebOb 1.8: the name only in setup.py, testpaths = src/webob tests
+        ("from setuptools import setup\nsetup(name='WebOb', version='1.8.8')\n", True),
+        ("import setuptools\nsetuptools.setup(\n    name='webob',\n)\n", True),
+        # no literal, not the package, not one name, not a call, not Python: stays tests
+        ("from setuptools import setup\nNAME = 'webob'\nsetup(name=NAME)\n", False),
+        ("from setuptools import setup\nsetup(name='calc')\n", False),
+        ("setup(name='webob')\nsetup(name='calc')\n", False),
+        ("# setup(name='webob')\nprint(\"setup(name='webob')\")\n", False),
+        ("def setup(:\n    name='webob'\n", False),
+        ("other(name='webob')\n", False),
+    ],
+)
+def test_the_package_from_a_literal_name_in_setup_py(
+    tmp_path: Path, setup_py: str, is_code: bool
+) -> None:
+    (tmp_path / "setup.cfg").write_text(
+        "[metadata]\nlicense_file = LICENSE\n[tool:pytest]\ntestpaths =\n    src/webob\n    tests\n"
+    )
+    (tmp_path / "setup.py").write_text(setup_py)
+    (tmp_path / "src" / "webob").mkdir(parents=True)
+    (tmp_path / "src" / "webob" / "__init__.py").write_text("")
+    rule = rule_for(tmp_path, "pytest")
+    assert rule.is_code("src/webob/response.py") is is_code
+    assert rule.is_test("tests/test_response.py")
+
+
+def test_metadata_names_win_over_setup_py(tmp_path: Path) -> None:
+    """setup.py is read only when pyproject.toml and setup.cfg name no project."""
+    (tmp_path / "setup.cfg").write_text(
+        "[metadata]\nname = calc\n[tool:pytest]\ntestpaths = toolz\n"
+    )
+    (tmp_path / "setup.py").write_text("from setuptools import setup\nsetup(name='toolz')\n")
+    (tmp_path / "toolz").mkdir()
+    (tmp_path / "toolz" / "__init__.py").write_text("")
+    assert rule_for(tmp_path, "pytest").is_test("toolz/core.py")
+
+
 def test_pyproject_table_and_split(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(
         '[tool.pytest.ini_options]\npython_files = ["spec_*.py"]\ntestpaths = ["checks"]\n'
