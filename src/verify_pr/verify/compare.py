@@ -113,6 +113,8 @@ class Evidence:
     flaky: tuple[str, ...] = ()  # FAIL_TO_PASS ids whose re-runs did not repeat
     unconfirmed: tuple[str, ...] = ()  # FAIL_TO_PASS ids that could not be re-run
     reruns: int = 0
+    # the FAIL_TO_PASS tests re-run ``reruns`` times per side (None: every one of them)
+    rerun_ids: tuple[str, ...] | None = None
     refusal: str | None = None  # nothing ran: conflicts, already merged...
     harness_notes: tuple[str, ...] = ()  # harness beyond names, empty submodules (closure)
     # code files the PR changes in which a run placed tests (doctests, in-source tests): the
@@ -224,11 +226,13 @@ def decide(
         reasons += gaps
     if reasons:
         return Decision(CompareVerdict.NOT_PROVEN, reasons)
-    rerun = (
-        f", each confirmed by id without the rest of the suite {ev.reruns} time(s) per side"
-        if ev.reruns
-        else ""
-    )
+    rerun = ""
+    if ev.reruns:
+        checked = len(f2p) if ev.rerun_ids is None else len(set(ev.rerun_ids) & set(f2p))
+        who = "each" if checked == len(f2p) else f"the first {checked}"
+        rerun = (
+            f", {who} confirmed by id without the rest of the suite {ev.reruns} time(s) per side"
+        )
     return Decision(
         CompareVerdict.VERIFIED,
         [
@@ -259,10 +263,16 @@ class Context:
 
 
 def proofs(
-    proof_ids: Sequence[str], before: VerdictFile, head: VerdictFile, reruns: int
+    proof_ids: Sequence[str],
+    before: VerdictFile,
+    head: VerdictFile,
+    reruns: int,
+    rerun_ids: Sequence[str] | None = None,
 ) -> tuple[Proof, ...]:
-    """Each FAIL_TO_PASS test that proves the fix, with where it is and how it failed on
-    base's code."""
+    """Each FAIL_TO_PASS test that proves the fix, with where it is, how it failed on base's
+    code and how often it was re-run per side (``reruns`` for those in ``rerun_ids``, every
+    one when None; 0 for the others)."""
+    rerun = None if rerun_ids is None else set(rerun_ids)
     before_cases, head_cases = worst_cases(before), worst_cases(head)
     found = []
     for test_id in proof_ids:
@@ -274,7 +284,7 @@ def proofs(
                 file=where.file if where else None,
                 line=where.line if where else None,
                 message=was.message if was else None,
-                reruns=reruns,
+                reruns=reruns if rerun is None or test_id in rerun else 0,
             )
         )
     return tuple(found[:MAX_PROOFS])
@@ -333,7 +343,7 @@ def build_result(
         base_own=ev.base_own.verdict if ev.base_own else None,
         edited_test_paths=ev.edited[:MAX_LISTED_PATHS],
         other_paths=ev.others[:MAX_LISTED_PATHS],
-        proofs=proofs(paired.proofs, before_file, head.verdict, ev.reruns),
+        proofs=proofs(paired.proofs, before_file, head.verdict, ev.reruns, ev.rerun_ids),
         test_changed=tuple(paired.findings.test_changed[:MAX_PROOFS]),
         flaky=tuple(ev.flaky[:MAX_PROOFS]),
         expected_failure_markers=ev.markers[:MAX_LISTED_PATHS],

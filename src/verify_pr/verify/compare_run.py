@@ -206,6 +206,7 @@ def _compare(
         flaky=confirmation.flaky,
         unconfirmed=confirmation.unconfirmed,
         reruns=request.flake_runs if confirmation.checked else 0,
+        rerun_ids=confirmation.rerun,
         harness_notes=tuple(scan.reasons(request.strict_harness)),
         mixed=tuple(mixed),
         # the startup modules the head run read from the image, checked against base's tree

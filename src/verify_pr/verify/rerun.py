@@ -41,6 +41,9 @@ class Confirmation:
     checked: bool = False
     flaky: tuple[str, ...] = ()
     unconfirmed: tuple[str, ...] = ()
+    # the FAIL_TO_PASS tests that were re-run (the first MAX_RERUN_IDS): what the verdict's
+    # reason and each proof's ``reruns`` may claim, and no more
+    rerun: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -97,7 +100,7 @@ def confirm(
         outcome |= _standings(group.cases, [(next(outcomes), run) for run in runs])
     flaky = tuple(i for i, v in outcome.items() if v is _Standing.FLAKY)
     unconfirmed = tuple(i for i, v in outcome.items() if v is _Standing.UNCONFIRMED)
-    return Confirmation(True, flaky, unconfirmed)
+    return Confirmation(True, flaky, unconfirmed, tuple(c.id for c in cases))
 
 
 def _runs(plan: SuitePlan, group: _Group, trees: tuple[Path, Path], flake_runs: int) -> list[_Run]:

@@ -160,3 +160,23 @@ def test_load_failure_stand_ins(
 ) -> None:
     case = TestCase.build(name=name, classname=classname, file="f.py", line=None, status=status)
     assert is_load_failure(case) is stand_in
+
+
+def test_verified_claims_re_runs_only_for_the_tests_that_were_re_run() -> None:
+    # twelve tests prove the fix; the re-runs take the first ten: the reason and each proof
+    # say so, never that all twelve were confirmed by id
+    before = _outcome({f"t_{i:02}": F for i in range(12)})
+    head = _outcome({f"t_{i:02}": P for i in range(12)})
+    ids = sorted(c.id for c in head.verdict.testcases)
+    result = _build(before, head, reruns=3, rerun_ids=tuple(ids[:10]))
+    assert result.verdict is CompareVerdict.VERIFIED
+    assert "12 test(s) fail" in result.reasons[0]
+    assert (
+        "the first 10 confirmed by id without the rest of the suite 3 time(s)"
+        in (result.reasons[0])
+    )
+    assert {p.id: p.reruns for p in result.proofs} == {i: 3 if i in ids[:10] else 0 for i in ids}
+    # every one re-run: "each", as before
+    result = _build(before, head, reruns=3, rerun_ids=tuple(ids))
+    assert "each confirmed by id" in result.reasons[0]
+    assert {p.reruns for p in result.proofs} == {3}

@@ -49,7 +49,7 @@ def test_the_early_re_runs_are_kept_when_the_proof_is_the_same(tmp_path: Path) -
     assert len(runs.jobs) == 6  # 3 repetitions per side, each its own sandbox
     kept = early_proof.kept(early, ["m.py::m::t_bug"], (), session)
     assert kept is early.confirmation
-    assert kept == rerun.Confirmation(True, (), ())
+    assert kept == rerun.Confirmation(True, (), (), ("m.py::m::t_bug",))
 
 
 def test_they_are_dropped_when_base_own_run_changes_the_proof(tmp_path: Path) -> None:

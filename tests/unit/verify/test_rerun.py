@@ -39,7 +39,7 @@ def _confirm(plan: SuitePlan, proofs: list[str], runs: _Scripted, head: dict) ->
 def test_every_repetition_of_both_sides_goes_in_one_batch_in_round_order() -> None:
     runs = _Scripted([outcome(FIXED_BASE), outcome(FIXED_HEAD)] * 3)
     found = _confirm(PLAN, ["m.py::m::t_bug"], runs, FIXED_HEAD)
-    assert found == rerun.Confirmation(True, (), ())
+    assert found == rerun.Confirmation(True, (), (), ("m.py::m::t_bug",))
     assert len(runs.batches) == 1  # no repetition waits for the one before it
     (batch,) = runs.batches
     assert [tree for tree, _ in batch] == [BEFORE, AFTER] * 3
@@ -128,7 +128,7 @@ def test_jest_repeats_the_selection_in_one_process_per_side() -> None:
     runs = _Scripted([_reps(*[{"t_bug": F}] * 3), _reps(*[{"t_bug": P}] * 3)])
     proof = [_jest_head().report.testcases[0].id]
     found = rerun.confirm(JEST, BEFORE, AFTER, _jest_head(), proof, 3, runs)
-    assert found == rerun.Confirmation(True, (), ())
+    assert found == rerun.Confirmation(True, (), (), tuple(proof))
     (batch,) = runs.batches
     assert [tree for tree, _ in batch] == [BEFORE, AFTER]  # one run per side, not three
     for _tree, plan in batch:
