@@ -20,7 +20,7 @@ from pathlib import Path
 from verify_pr.contract import new_report_path
 from verify_pr.models.report import FAILING, STATUS_RANK, TestCase, TestReport, TestStatus
 from verify_pr.models.sandbox import RunStatus
-from verify_pr.verify.select import batch_selector, repeated_selector
+from verify_pr.verify.select import batch_selector, modules_in, repeated_selector
 from verify_pr.verify.suite import SuiteOutcome, SuitePlan
 from verify_pr.verify.testcases import is_load_failure, worst_cases
 
@@ -80,14 +80,17 @@ def confirm(
         return Confirmation()
     head_cases = worst_cases(head.verdict)
     cases = [head_cases[test_id] for test_id in f2p[:MAX_RERUN_IDS]]
-    together = [c for c in cases if batch_selector(plan.runner, [c]) is not None]
+    # the PR's test files on both sides: a module named by a classname must be in both trees
+    is_module = modules_in(before_tree, after_tree)
+    together = [c for c in cases if batch_selector(plan.runner, [c], is_module) is not None]
     groups = []
     if together:
         repeated = repeated_selector(plan.runner, together, flake_runs)
         if repeated is not None:
             groups.append(_Group(repeated, together, flake_runs))
         else:
-            groups.append(_Group(batch_selector(plan.runner, together) or "", together))
+            words = batch_selector(plan.runner, together, is_module) or ""
+            groups.append(_Group(words, together))
     # an own command (or a name no selector can reach) re-runs whole, one test at a time:
     # flakes still show, an order-dependent failure may not
     groups += [_Group("", [c]) for c in cases if c not in together]

@@ -4,16 +4,26 @@ appended (one test, or the FAIL_TO_PASS tests together).
 Selectors are built from a report's testcase (untrusted text), so each is one shell word
 (``shlex.quote``) and, for the JavaScript runners, a regular expression with every special
 character escaped. A test that cannot be selected gives None: the caller says so.
+
+A pytest testcase whose report names the file that defines its function rather than the module
+that collected it (mistune's test methods, made in ``tests/__init__.py`` for each test module's
+class) is found through ``IsModule``, asked about the trees the test runs on: a selector that
+names the wrong test finds no result under the case's id, and the re-run leaves it unconfirmed.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
-from pathlib import PurePosixPath
+from collections.abc import Callable
+from pathlib import Path, PurePosixPath
 
 from verify_pr.contract import RunnerName
 from verify_pr.models.report import TRUNCATION_MARKER, TestCase
+from verify_pr.sandbox.tree_files import is_plain_file
+
+# Whether a repo-relative path ("a/b.py") is a module of the trees the test runs on.
+IsModule = Callable[[str], bool]
 
 _JS_SPECIAL = re.compile(r"[\\^$.*+?()[\]{}|/]")
 _ESCAPED = re.compile(r"\\(x[0-9a-f]{2}|u[0-9a-f]{4})")  # clean_text's escapes: not the real name
@@ -23,12 +33,29 @@ def _js_escape(text: str) -> str:
     return _JS_SPECIAL.sub(lambda m: "\\" + m.group(), text)
 
 
-def pytest_node_id(case: TestCase) -> str | None:
+def modules_in(*trees: Path) -> IsModule:
+    """``IsModule`` for a path that is a regular file, reached through real folders only (no
+    link followed), in every one of ``trees``."""
+
+    def is_module(rel: str) -> bool:
+        path = PurePosixPath(rel)
+        if "\0" in rel or path.is_absolute() or not path.parts or ".." in path.parts:
+            return False
+        return all(is_plain_file(tree, rel) for tree in trees)
+
+    return is_module
+
+
+def pytest_node_id(case: TestCase, is_module: IsModule | None = None) -> str | None:
     """``file::Class::name[params]`` from an xunit1 testcase (file, dotted classname, name).
 
     An item of a file that is not Python (a golden file or a text doctest a conftest or a
     plugin collects) has its whole dotted path as classname: ``file::name``, or the file
-    alone when the item's name is empty (the file is the test: pytest's ``file::``)."""
+    alone when the item's name is empty (the file is the test: pytest's ``file::``).
+
+    When a Python item's classname is not below its file's module (the file defines the
+    function, another module collected it), the classname is the collected node id, dotted:
+    with ``is_module``, its longest prefix that names a module is the file."""
     if not case.file or not case.classname:
         return None
     if not case.file.endswith(".py"):
@@ -41,12 +68,28 @@ def pytest_node_id(case: TestCase) -> str | None:
     elif case.classname.startswith(module + "."):
         classes = case.classname[len(module) + 1 :].split(".")
     else:
-        return None
+        return None if is_module is None else _collected_id(case, is_module)
     return "::".join([case.file, *classes, case.name])
 
 
-def selector(runner: str, case: TestCase) -> str | None:
-    """Shell words to append to ``runner``'s command so that only ``case`` runs."""
+def _collected_id(case: TestCase, is_module: IsModule) -> str | None:
+    """``a/b.py::Class::name`` for classname ``a.b.Class``: the longest dotted prefix of the
+    classname that ``is_module`` knows as a ``.py`` file, the rest its classes."""
+    parts = (case.classname or "").split(".")
+    if parts[0].startswith("-") or any(
+        not part or "/" in part or "\\" in part or "\0" in part for part in parts
+    ):
+        return None  # not a module's dotted name, or a word pytest takes for an option
+    for cut in range(len(parts), 0, -1):
+        file = "/".join(parts[:cut]) + ".py"
+        if is_module(file):
+            return "::".join([file, *parts[cut:], case.name])
+    return None
+
+
+def selector(runner: str, case: TestCase, is_module: IsModule | None = None) -> str | None:
+    """Shell words to append to ``runner``'s command so that only ``case`` runs (``is_module``:
+    see ``pytest_node_id``)."""
     text = f"{case.file or ''}{case.classname or ''}{case.name}"
     if TRUNCATION_MARKER in text or _ESCAPED.search(text) or "\n" in text:
         return None  # the report changed the name: a selector would not find it
@@ -54,7 +97,7 @@ def selector(runner: str, case: TestCase) -> str | None:
     if case.file is None or path.is_absolute() or ".." in path.parts:
         return None
     if runner == RunnerName.PYTEST:
-        node = pytest_node_id(case)
+        node = pytest_node_id(case, is_module)
         return None if node is None else shlex.quote(node)
     if runner == RunnerName.JEST:
         titles = [*case.classname.split(" > ")] if case.classname else []
@@ -66,10 +109,12 @@ def selector(runner: str, case: TestCase) -> str | None:
     return None
 
 
-def batch_selector(runner: str, cases: list[TestCase]) -> str | None:
+def batch_selector(
+    runner: str, cases: list[TestCase], is_module: IsModule | None = None
+) -> str | None:
     """Shell words that run exactly ``cases`` (and, for the JS runners, any test of the same
     files that shares one of their names): one runner process for the whole proof."""
-    words = [selector(runner, case) for case in cases]
+    words = [selector(runner, case, is_module) for case in cases]
     if not cases or any(w is None for w in words):
         return None
     if runner == "pytest":
