@@ -183,7 +183,7 @@ def test_the_proofs_re_runs_select_the_resolved_id_on_both_trees(
         return [_report([_mistune()]), _report([passed])]
 
     found = rerun.confirm(PLAN, *trees, _head([passed]), [passed.id], 1, run_all)
-    assert found == rerun.Confirmation(True, (), ())
+    assert found == rerun.Confirmation(True, (), (), (passed.id,))
     assert [tree for tree, _ in jobs] == list(trees)
     assert all(plan.command.endswith(f" {RUBY_ID}") for _, plan in jobs)
 
@@ -199,4 +199,4 @@ def test_a_resolved_id_whose_re_run_reports_another_test_is_unconfirmed(
         return [_report([other]), _report([_with(other, TestStatus.PASSED)])]
 
     found = rerun.confirm(PLAN, *trees, _head([forged]), [forged.id], 1, run_all)
-    assert found == rerun.Confirmation(True, (), (forged.id,))
+    assert found == rerun.Confirmation(True, (), (forged.id,), (forged.id,))
