@@ -9,9 +9,10 @@ sha256: parse 1.20.1 -> 1.20.2 (pytest) and jest-when 3.5.1 -> 3.5.2 (jest) from
 corpus (tests/corpus/manifest.json), and Pygments 2.19.0 -> 2.19.1 (pytest, a ~20 s suite of
 5,200 tests: 2.19.1 fixed regressions of the INI and Lua lexers, with new and edited golden
 files, so base's own run is the whole suite), run in an image made here from the python image
-plus wcag-contrast-ratio (pure Python, pinned), which one test module imports. The compare runs
-before, head and base's own (when the PR edits a test path) two at a time on two cores, and the
-proof's re-runs (a sandbox per side and repetition) beside base's own run. ``--old-src`` adds a
+plus wcag-contrast-ratio (pure Python, pinned), which one test module imports. The compare starts
+before, head and base's own (when the PR edits a test path) together, sharing the two cores,
+then every repetition of the proof's re-runs at once (jest: one process per side repeating
+the selection; the others a sandbox per side and repetition). ``--old-src`` adds a
 line per row: this compare against another checkout's (its ``src`` on PYTHONPATH), alternating.
 Each line says the load average (``/proc/loadavg``, 1 min) before and after it. Not a test: the
 figures go in docs/benchmarks.md's table with the machine they ran on.
