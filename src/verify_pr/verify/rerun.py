@@ -60,7 +60,6 @@ class _Group:
 class _Run:
     job: tuple[Path, SuitePlan]
     want_failure: bool  # before: base's code
-    times: int  # repetitions inside this one run
 
 
 def confirm(
@@ -100,7 +99,7 @@ def confirm(
     outcomes = iter(run_all([run.job for runs in planned for run in runs]))
     outcome: dict[str, _Standing] = {}
     for group, runs in zip(groups, planned, strict=True):
-        outcome |= _standings(group.cases, [(next(outcomes), run) for run in runs])
+        outcome |= _standings(group, [(next(outcomes), run) for run in runs])
     flaky = tuple(i for i, v in outcome.items() if v is _Standing.FLAKY)
     unconfirmed = tuple(i for i, v in outcome.items() if v is _Standing.UNCONFIRMED)
     return Confirmation(True, flaky, unconfirmed, tuple(c.id for c in cases))
@@ -117,19 +116,18 @@ def _runs(plan: SuitePlan, group: _Group, trees: tuple[Path, Path], flake_runs: 
             path = new_report_path(suffix)
             command = plan.command.replace(plan.report_path, path) + words
             job = (tree, SuitePlan(plan.runner, command, path, plan.parse_name))
-            runs.append(_Run(job, want_failure, group.times))
+            runs.append(_Run(job, want_failure))
     return runs
 
 
-def _standings(
-    cases: list[TestCase], runs: list[tuple[SuiteOutcome, _Run]]
-) -> dict[str, _Standing]:
-    """Each case keeps the first standing that is not CONFIRMED, in the order of the runs."""
-    found = dict.fromkeys((c.id for c in cases), _Standing.CONFIRMED)
+def _standings(group: _Group, runs: list[tuple[SuiteOutcome, _Run]]) -> dict[str, _Standing]:
+    """Each case keeps the first standing that is not CONFIRMED, in the order of the runs
+    (each holding ``group.times`` repetitions)."""
+    found = dict.fromkeys((c.id for c in group.cases), _Standing.CONFIRMED)
     for outcome, run in runs:
-        for case in cases:
+        for case in group.cases:
             if found[case.id] is _Standing.CONFIRMED:
-                found[case.id] = _judge(outcome, case, run.want_failure, run.times)
+                found[case.id] = _judge(outcome, case, run.want_failure, group.times)
     return found
 
 
