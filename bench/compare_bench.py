@@ -1,15 +1,17 @@
 """Benchmark 6: ``verify-pr compare`` of a real fix against one bare ``docker run`` of head's
 suite (1 CPU, as a sandbox has), as a median ratio over alternating pairs in one run.
 
-    python -m bench.compare_bench [--pairs 3] [--rows C1,C2,P20] [--lines default,runs]
+    python -m bench.compare_bench [--pairs 3] [--rows C1,C2,P5,L5,P20] [--lines default,runs]
                                   [--old-src OTHER_CHECKOUT/src]
 
 Each row is a real fix made into a two-commit repo (base release, head release), pinned by
-sha256: parse 1.20.1 -> 1.20.2 (pytest) and jest-when 3.5.1 -> 3.5.2 (jest) from the history
-corpus (tests/corpus/manifest.json), and Pygments 2.19.0 -> 2.19.1 (pytest, a ~20 s suite of
-5,200 tests: 2.19.1 fixed regressions of the INI and Lua lexers, with new and edited golden
-files, so base's own run is the whole suite), run in an image made here from the python image
-plus wcag-contrast-ratio (pure Python, pinned), which one test module imports. The compare starts
+sha256: parse 1.20.1 -> 1.20.2 (pytest), jest-when 3.5.1 -> 3.5.2 (jest), and parso 0.8.4 ->
+0.8.5 and lark 1.2.1 -> 1.2.2 (pytest, ~5 s suites) from the history corpus
+(tests/corpus/manifest.json), and
+Pygments 2.19.0 -> 2.19.1 (pytest, a ~20 s suite of 5,200 tests: 2.19.1 fixed regressions of
+the INI and Lua lexers, with new and edited golden files, so base's own run is the whole
+suite), run in an image made here from the python image plus wcag-contrast-ratio (pure
+Python, pinned), which one test module imports. The compare starts
 before, head and base's own (when the PR edits a test path) together, sharing the two cores,
 then every repetition of the proof's re-runs at once (jest: one process per side repeating
 the selection; the others a sandbox per side and repetition). ``--old-src`` adds a
@@ -159,10 +161,13 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> float:
     return elapsed
 
 
+STRICT = ("--strict-harness",)  # the release changes files that judge it (its manifest entry)
 # (row, history entry, image, bare command of head's suite, compare options, target)
 ROWS = (
     ("C1", "parse-1.20.2", PYTHON, "python3 -m pytest -q -p no:cacheprovider", (), 1.3),
-    ("C2", "jest-when-3.5.2", NODE, "jest --ci", ("--strict-harness",), 2.5),
+    ("C2", "jest-when-3.5.2", NODE, "jest --ci", STRICT, 2.5),
+    ("P5", "parso-0.8.5", PYTHON, "python3 -m pytest -q -p no:cacheprovider", STRICT, 2.5),
+    ("L5", "lark-1.2.2", PYTHON, "python3 -m pytest -q -p no:cacheprovider", (), 2.5),
     ("P20", "pygments-2.19.1", PYGMENTS_IMAGE, "python3 -m pytest -q -p no:cacheprovider", (), 1.3),
 )
 
@@ -226,7 +231,9 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument(
-        "--rows", default="C1,C2,P20", help="comma-separated: C1 (parse), C2 (jest), P20 (pygments)"
+        "--rows",
+        default="C1,C2,P5,L5,P20",
+        help="comma-separated: C1 (parse), C2 (jest), P5 (parso), L5 (lark), P20 (pygments)",
     )
     parser.add_argument(
         "--lines", default="default,runs", help="default (re-runs), runs (--flake-runs 0)"

@@ -61,18 +61,6 @@ def available_bytes() -> int:
     return 0
 
 
-def run_side_by_side(
-    run: Callable[[Job], Outcome], jobs: Sequence[Job], resources: Resources
-) -> list[Outcome]:
-    """Each job through ``run``, in parallel when there is room; results in job order (an
-    error is raised after every job has ended: no sandbox is left running behind it)."""
-    workers = parallelism(len(jobs), resources, usable_cores(), available_bytes())
-    if workers == 1:
-        return [run(job) for job in jobs]
-    with ThreadPoolExecutor(workers, thread_name_prefix="verify-pr-compare") as pool:
-        return list(pool.map(run, jobs))
-
-
 class SandboxPool(Generic[Job, Outcome]):
     """One pool for every sandbox of a compare, whatever phase asks for it: a run starts as
     soon as its inputs are known and a slot is free (base's own run beside the proof's

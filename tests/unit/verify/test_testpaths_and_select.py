@@ -251,13 +251,14 @@ def test_the_pools_first_batch_runs_at_once(monkeypatch: pytest.MonkeyPatch) -> 
             futures[0].result(timeout=20)
 
 
-def test_side_by_side_keeps_job_order_and_reads_this_machine() -> None:
+def test_pool_keeps_job_order_and_reads_this_machine() -> None:
     from verify_pr.sandbox.resources import DEFAULT_RESOURCES as default
-    from verify_pr.verify.parallel import available_bytes, run_side_by_side, usable_cores
+    from verify_pr.verify.parallel import SandboxPool, available_bytes, usable_cores
 
     assert usable_cores() >= 1
     assert available_bytes() > 0  # /proc/meminfo is there on Linux
-    assert run_side_by_side(lambda n: n * n, [3, 1, 2], default) == [9, 1, 4]
+    with SandboxPool(lambda n: n * n, default) as pool:
+        assert pool.run_all([3, 1, 2]) == [9, 1, 4]
 
 
 def test_compare_cli_takes_cpus_and_memory(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
