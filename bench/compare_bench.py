@@ -7,12 +7,12 @@ suite (1 CPU, as a sandbox has), as a median ratio over alternating pairs in one
 Each row is a real fix made into a two-commit repo (base release, head release), pinned by
 sha256: parse 1.20.1 -> 1.20.2 (pytest), jest-when 3.5.1 -> 3.5.2 (jest), and parso 0.8.4 ->
 0.8.5 and lark 1.2.1 -> 1.2.2 (pytest, ~5 s suites) from the history corpus
-(tests/corpus/manifest.json), and
+(tests/corpus/manifest.json), each compared with --strict-harness when its entry says so, and
 Pygments 2.19.0 -> 2.19.1 (pytest, a ~20 s suite of 5,200 tests: 2.19.1 fixed regressions of
 the INI and Lua lexers, with new and edited golden files, so base's own run is the whole
 suite), run in an image made here from the python image plus wcag-contrast-ratio (pure
-Python, pinned), which one test module imports. The compare starts
-before, head and base's own (when the PR edits a test path) together, sharing the two cores,
+Python, pinned), which one test module imports. The compare starts before, head and base's
+own (when the PR edits a test path) together, sharing the two cores,
 then every repetition of the proof's re-runs at once (jest: one process per side repeating
 the selection; the others a sandbox per side and repetition). ``--old-src`` adds a
 line per row: this compare against another checkout's (its ``src`` on PYTHONPATH), alternating.
@@ -120,6 +120,7 @@ PYGMENTS = {
         "file": "pygments-2.19.1.tar.gz",
         "sha256": "61c16d2a8576dc0649d9f39e089b5f02bcd27fba10d8fb4dcc28173f7a45151f",
     },
+    "strict_harness": False,  # no file that judges the PR changes
 }
 WCAG = {
     "name": "wcag-contrast-ratio",
@@ -161,14 +162,15 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> float:
     return elapsed
 
 
-STRICT = ("--strict-harness",)  # the release changes files that judge it (its manifest entry)
-# (row, history entry, image, bare command of head's suite, compare options, target)
+PYTEST = "python3 -m pytest -q -p no:cacheprovider"
+# (row, history entry, image, bare command of head's suite, target); --strict-harness comes
+# from the entry, as the history test takes it
 ROWS = (
-    ("C1", "parse-1.20.2", PYTHON, "python3 -m pytest -q -p no:cacheprovider", (), 1.3),
-    ("C2", "jest-when-3.5.2", NODE, "jest --ci", STRICT, 2.5),
-    ("P5", "parso-0.8.5", PYTHON, "python3 -m pytest -q -p no:cacheprovider", STRICT, 2.5),
-    ("L5", "lark-1.2.2", PYTHON, "python3 -m pytest -q -p no:cacheprovider", (), 2.5),
-    ("P20", "pygments-2.19.1", PYGMENTS_IMAGE, "python3 -m pytest -q -p no:cacheprovider", (), 1.3),
+    ("C1", "parse-1.20.2", PYTHON, PYTEST, 1.3),
+    ("C2", "jest-when-3.5.2", NODE, "jest --ci", 2.5),
+    ("P5", "parso-0.8.5", PYTHON, PYTEST, 2.5),
+    ("L5", "lark-1.2.2", PYTHON, PYTEST, 2.5),
+    ("P20", "pygments-2.19.1", PYGMENTS_IMAGE, PYTEST, 1.3),
 )
 
 
@@ -177,7 +179,6 @@ def measure(
     entry: dict[str, Any],
     image: str,
     suite: str,
-    options: tuple[str, ...],
     n: int,
     target: float,
     old_src: Path | None = None,
@@ -189,6 +190,7 @@ def measure(
     repo, base, head, head_tree = history_repo(root, entry)
     cli = [sys.executable, "-m", "verify_pr.verify.cli", "compare", "--git", str(repo)]
     cli += ["--base", base, "--head", head, "--image", image, "--runner", entry["runner"]]
+    options = ("--strict-harness",) if entry["strict_harness"] else ()
     script = f"cp -R /repo/. /work/ && cd /work && {suite}"
     bare_cmd = bare(head_tree, image, script)
     bare_cmd[2:2] = ["--cpus", "1"]  # a sandbox's CPUs (the default --cpus 1)
@@ -244,16 +246,14 @@ def main() -> int:
     history[PYGMENTS["id"]] = PYGMENTS
     print("| benchmark | verify-pr | baseline | ratio | target | load |")
     print("|---|---|---|---|---|---|")
-    for row, entry_id, image, suite, options, target in ROWS:
+    for row, entry_id, image, suite, target in ROWS:
         if row not in args.rows.split(","):
             continue
         if image == PYGMENTS_IMAGE:
             pygments_image(Path(tempfile.mkdtemp(prefix="vpr-bench-image-")))
         entry = history[entry_id]
         variants = tuple(args.lines.split(","))
-        lines = measure(
-            row, entry, image, suite, options, args.pairs, target, args.old_src, variants
-        )
+        lines = measure(row, entry, image, suite, args.pairs, target, args.old_src, variants)
         for line in lines:
             print(line, flush=True)
     return 0
