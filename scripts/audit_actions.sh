@@ -5,7 +5,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 bin=${VPR_BIN:-$root/.venv/bin}
-mapfile -t workflows < <(ls .github/workflows/*.yml docs/examples/*.yml)
+mapfile -t workflows < <(ls .github/workflows/*.yml docs/examples/*.yml workflow-templates/*.yml)
 actions=(action.yml publish/action.yml)
 echo "audit: zizmor over ${#workflows[@]} workflows and ${#actions[@]} actions"
 "$bin/zizmor" --offline --min-severity medium --strict-collection --no-progress \

@@ -215,30 +215,40 @@ def show_compare(out: Path, code: int) -> str:
     return str(result["verdict"])
 
 
-def stolen_lines(output: str) -> list[str]:
+def stolen(output: str) -> dict[str, str] | None:
     """The attack's own report of what it found, from the run's output (untrusted text)."""
     for line in output.splitlines():
         if line.startswith("STOLEN {"):
             try:
                 found = json.loads(line[len("STOLEN ") :])
             except ValueError:
-                break
-            return [f"{printable(str(k), 120)}: {printable(str(v))}" for k, v in found.items()]
-    return ["(the test's line is not in the output)"]
+                return None
+            return {printable(str(k), 120): printable(str(v)) for k, v in found.items()}
+    return None
 
 
 def show_attack(out: Path, code: int) -> str:
     verdict = load(out / "verdict.json")
     sandbox = load(out / "result.json")
     said = str(verdict["verdict"]).replace("_", " ")
-    passed = ", ".join(sorted(sandbox["environment"]["passed"]))
+    given = sorted(sandbox["environment"]["passed"])
+    found = stolen((out / "output.txt").read_text(encoding="utf-8", errors="replace"))
+    # what the test saw beyond what the sandbox passed: set inside it by what ran there
+    # (Python's locale coercion sets LC_CTYPE, the shell PWD, pytest PYTEST_CURRENT_TEST)
+    seen = (found or {}).get("environment", "").split(", ")
+    inside = ", ".join(name for name in seen if name and name not in given)
+    said_inside = (
+        f"; {inside} were set inside it, by Python, the shell and pytest" if inside else ""
+    )
     say(
         f"{said} (exit {code}): read from the runner's real report at the run's random path"
         f" (report {sandbox['report']}, the check exited {sandbox['exit_code']}); the forged"
         f" trailer and reports changed nothing. The host had GITHUB_TOKEN set; the sandbox"
-        f" gave the check only {passed}. What the test found inside (from the log):"
+        f" gave the check only {', '.join(given)}{said_inside}. What the test found inside"
+        " (from the log):"
     )
-    for line in stolen_lines((out / "output.txt").read_text(encoding="utf-8", errors="replace")):
+    lines = [f"{k}: {v}" for k, v in found.items()] if found else None
+    for line in lines or ["(the test's line is not in the output)"]:
         print(f"     {line}")
     return str(verdict["verdict"])
 

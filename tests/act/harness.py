@@ -6,15 +6,23 @@ shipped files is mapped (``--local-repository``) to a local folder: verify-pr's 
 references to this checkout, actions/checkout and actions/upload-artifact to the offline
 stand-ins in tests/act/standins (their READMEs say what they leave). The publish job talks to
 the loopback GitHub fake through ``GITHUB_API_URL``.
+
+Served ``"pinned"`` (``SERVED``, set per test by tests/act/test_act_workflows.py), verify-pr's
+own references are served as a user gets them: each pinned commit from ``git archive <sha>``
+of this repository (followed through the reusable workflows at that commit, and the checkout
+of verify-pr by ``ref:``), never the working tree. The workflows under test, the stand-ins and
+the API fake stay the checkout's.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +38,59 @@ LOCAL_FOR = {
     "verify-pr/verify-pr": ROOT,
 }
 ACT_TIMEOUT_S = 600
+SELF_REPO = "verify-pr/verify-pr"
+# "checkout": verify-pr's pins are this working tree; "pinned": each is `git archive <sha>`
+SERVED = "checkout"
+# the files of a pinned tree that name other commits: its actions and its reusable workflows
+PINNING_FILES = (
+    "action.yml",
+    "publish/action.yml",
+    ".github/workflows/verify.yml",
+    ".github/workflows/publish.yml",
+)
+
+
+def _pins(text: str) -> set[tuple[str, str]]:
+    return {(m.group(1), m.group(3)) for m in _USES.finditer(text)}
+
+
+def archive(sha: str, dest: Path) -> Path:
+    """``git archive <sha>`` of this repository, unpacked at ``dest`` (what a user's runner
+    downloads for ``verify-pr/verify-pr@<sha>``)."""
+    done = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "--format=tar", sha],
+        capture_output=True,
+        check=False,
+    )
+    assert done.returncode == 0, f"git archive {sha}: {done.stderr.decode()}"
+    dest.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(fileobj=io.BytesIO(done.stdout)) as tar:
+        tar.extractall(dest, filter="data")
+    return dest
+
+
+def pinned_repositories(work: Path) -> list[str]:
+    """``--local-repository`` for every ``owner/repo@sha`` the shipped files use, verify-pr's
+    own each served from ``git archive`` of the commit, following the pins inside each."""
+    pins: set[tuple[str, str]] = set()
+    for path in SHIPPED:
+        pins |= _pins(path.read_text(encoding="utf-8"))
+    trees: dict[str, Path] = {}
+    todo = [sha for repo, sha in pins if repo == SELF_REPO]
+    while todo:
+        sha = todo.pop()
+        if sha in trees:
+            continue
+        trees[sha] = archive(sha, work / "pinned" / sha)
+        for name in PINNING_FILES:
+            if (trees[sha] / name).is_file():
+                inner = _pins((trees[sha] / name).read_text(encoding="utf-8"))
+                pins |= inner
+                todo += [s for repo, s in inner if repo == SELF_REPO]
+    unknown = {repo for repo, _ in pins} - set(LOCAL_FOR)
+    assert not unknown, f"a pinned file uses a remote action with no local stand-in: {unknown}"
+    local = lambda repo, sha: trees[sha] if repo == SELF_REPO else LOCAL_FOR[repo]  # noqa: E731
+    return [f"{repo}@{sha}={local(repo, sha)}" for repo, sha in sorted(pins)]
 
 
 def local_repositories(self_dir: Path = ROOT) -> list[str]:
@@ -86,12 +147,16 @@ def run_act(
         "--action-cache-path",
         str(work / "act-cache"),
     ]
-    for mapping in local_repositories(self_dir):
+    pinned = SERVED == "pinned" and self_dir == ROOT
+    mappings = pinned_repositories(work) if pinned else local_repositories(self_dir)
+    for mapping in mappings:
         argv += ["--local-repository", mapping]
     step_env = {
         "VPR_CHECKOUT_SOURCE": str(source),
         "VPR_ARTIFACTS": str(artifacts),
         "VPR_SELF": str(self_dir),
+        # the checkout stand-in serves verify-pr's `ref:` from git archive too
+        **({"VPR_SELF_PINNED": "1"} if pinned else {}),
         **(env or {}),
     }
     for name, value in step_env.items():

@@ -14,6 +14,15 @@ PYTHON_IMAGE = "verify-pr-python:local"
 DOCS_IMAGE = re.compile(r"image: ghcr\.io/your-org/your-test-image@sha256:0{64}")
 DOCS_PULL = 'pull-image-digest: "true"'
 EXAMPLE = {p.name: p for p in EXAMPLES}
+# the docs' main workflows build the test image from the base commit's Dockerfile: the PR's
+# repository holds one, on top of the local test image
+DOCS_DOCKERFILE = "build-dockerfile: Dockerfile"
+DOCKERFILE = f"FROM {PYTHON_IMAGE}\n"
+
+
+def image_files(workflow: str) -> dict[str, str]:
+    """The files the PR's repository needs for ``workflow``'s image: a Dockerfile or nothing."""
+    return {"Dockerfile": DOCKERFILE} if DOCS_DOCKERFILE in workflow else {}
 
 
 def docs_workflow(name: str, *, persist_credentials: bool = False) -> str:

@@ -30,7 +30,10 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 def _shadowed_pr(root: Path, marker: Path) -> tuple[Path, str, str]:
     repo = init_repo(root / "origin")
-    files = {".github/workflows/verify-pr.yml": docs_workflow("verify-pr.yml"), "test_ok.py": TESTS}
+    files = {
+        ".github/workflows/verify-pr.yml": docs_workflow("verify-pr-registry-image.yml"),
+        "test_ok.py": TESTS,
+    }
     base = commit(repo, files, "base")
     git(repo, "checkout", "--quiet", "-b", "fix")
     names = plant_shadows(repo, marker)

@@ -21,8 +21,15 @@ from typing import Any
 import docker
 import pytest
 
+from tests.act import harness
 from tests.act.harness import ActResult, run_act
-from tests.act.helpers import EXAMPLE, PYTHON_IMAGE, docs_workflow, pull_request_event
+from tests.act.helpers import (
+    EXAMPLE,
+    PYTHON_IMAGE,
+    docs_workflow,
+    image_files,
+    pull_request_event,
+)
 from tests.action.helpers import (
     FORK_REPO_ID,
     RUN_ID,
@@ -43,13 +50,21 @@ TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 
+@pytest.fixture(autouse=True, params=["checkout", "pinned"])
+def served(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each test twice: verify-pr served from this checkout, then as the docs pin it (each
+    pinned commit from ``git archive``): what a user who pastes the docs runs."""
+    monkeypatch.setattr(harness, "SERVED", request.param)
+    return str(request.param)
+
+
 def pr_repository(
     root: Path, workflow: str, base: dict[str, str], head: dict[str, str | None]
 ) -> tuple[Path, str, str]:
     """The PR's repo: ``main`` at base, branch ``fix`` at head (checked out), the workflow in
     .github/workflows of both."""
     repo = init_repo(root / "origin")
-    files = {".github/workflows/verify-pr.yml": workflow, **base}
+    files = {".github/workflows/verify-pr.yml": workflow, **image_files(workflow), **base}
     base_sha = commit(repo, files, "base")
     git(repo, "checkout", "--quiet", "-b", "fix")
     head_sha = commit(repo, dict(head), "the PR")
@@ -273,7 +288,7 @@ def test_a_tag_with_pull_image_digest_is_refused_with_its_reason(
     tmp_path: Path, webhook_payload: Callable[..., dict[str, Any]]
 ) -> None:
     require_docker(PYTHON_IMAGE)
-    workflow = docs_workflow("verify-pr.yml").replace(
+    workflow = docs_workflow("verify-pr-registry-image.yml").replace(
         'pull-image-digest: "false"', 'pull-image-digest: "true"'
     )
     result, _ = verify(
@@ -317,6 +332,7 @@ def test_reusable_workflows_called_with_uses(
 
 
 BASE_DOCKERFILE = "FROM verify-pr-python:local\nCOPY ci/marker.txt /opt/marker.txt\n"
+BUILT = "verify-pr-tests:base"  # the docs' image tag
 MARKER_TEST = (
     "def test_the_image_is_bases():\n"
     "    with open('/opt/marker.txt') as f:\n"
@@ -345,37 +361,37 @@ def test_the_image_is_built_from_base_never_head(
     require_docker(PYTHON_IMAGE)
     client = docker.APIClient(**docker.utils.kwargs_from_env())
     base_files = {
-        "ci/tests.Dockerfile": BASE_DOCKERFILE,
+        "Dockerfile": BASE_DOCKERFILE,
         "ci/marker.txt": "base\n",
         "test_image.py": MARKER_TEST,
     }
     head_files: dict[str, str | None] = {
         "ci/marker.txt": "head\n",
-        "ci/tests.Dockerfile": BASE_DOCKERFILE + "LABEL from=head\n",
+        "Dockerfile": BASE_DOCKERFILE + "LABEL from=head\n",
     }
     try:
         result, head = verify(
             tmp_path,
             webhook_payload,
-            docs_workflow("verify-pr-build-base-image.yml"),
+            docs_workflow("verify-pr.yml"),
             base_files,
             head_files,
         )
         assert result.job_succeeded, result.log
         assert "verify-pr: PASS" in result.log
-        assert _marker_in("project-tests:base") == "base\n"
-        assert "from" not in (client.inspect_image("project-tests:base")["Config"]["Labels"] or {})
+        assert _marker_in(BUILT) == "base\n"
+        assert "from" not in (client.inspect_image(BUILT)["Config"]["Labels"] or {})
         # positive control: the same build from head's commit holds head's marker
         build_base_image(
             tmp_path / "origin",
             head,
-            "ci/tests.Dockerfile",
+            "Dockerfile",
             "project-tests:head-control",
             tmp_path,
         )
         assert _marker_in("project-tests:head-control") == "head\n"
     finally:
-        for tag in ("project-tests:base", "project-tests:head-control"):
+        for tag in (BUILT, "project-tests:head-control"):
             with contextlib.suppress(docker.errors.ImageNotFound):
                 client.remove_image(tag, force=True)
 

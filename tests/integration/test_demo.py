@@ -59,6 +59,12 @@ def test_the_demo_shows_a_fix_verified_a_weakened_test_not_proven_and_an_attack_
     secret = work / "host-secret.txt"
     assert found[f"host file {secret}"] == "not there"
     assert found["write /usr/bin/backdoor"] == "refused (Read-only file system)"
+    # the sentence names every variable the test saw: passed by the sandbox, or set inside
+    seen = found["environment"].split(", ")
+    inside = [name for name in seen if name not in ("CI", "HOME", "PATH")]
+    assert {"CI", "HOME", "PATH"} <= set(seen)
+    said = " ".join(attack.split())
+    assert not inside or f"PATH; {', '.join(inside)} were set inside it" in said
     # the twins: what the attack reached for was there to reach, and it did try to forge
     assert secret.read_text(encoding="utf-8") == "the host's secret\n"
     assert "$ GITHUB_TOKEN=demo-value-not-a-real-token verify-pr run" in attack

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import tomllib
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -212,3 +213,98 @@ def test_untrue_comments_are_refused() -> None:
     assert "the commit is of" in problems(Pin("x", sha, "action.yml", "main 1999-01-01"))[0]
     assert "neither" in problems(Pin("x", sha, "action.yml", "latest"))[0]
     assert "neither" in problems(Pin("x", sha, "action.yml", ""))[0]
+
+
+# --- the pin runs HEAD's code: what CI tests is what a user runs (issue 35) ---------------------
+
+# What a caller of verify-pr@<sha> runs: the actions, the package, its install and its locks.
+CODE_PATHS = (
+    "action.yml",
+    "entrypoint",
+    "publish",
+    "src",
+    "scripts/action_install.sh",
+    "requirements",
+    "pyproject.toml",
+)
+REUSABLE = (".github/workflows/verify.yml", ".github/workflows/publish.yml")
+RELEASE = "run scripts/release.sh (docs/release.md)"
+SHOWN = 12
+
+
+def shipped_paths(pin: Pin) -> tuple[str, ...]:
+    """A docs pin runs the actions and the reusable workflows; the workflows' own pin of P runs
+    every shipped path but the two workflow files (R changes exactly those)."""
+    return CODE_PATHS if pin.where.startswith(".github/") else CODE_PATHS + REUSABLE
+
+
+def stale_files(sha: str, paths: tuple[str, ...]) -> list[str]:
+    """The shipped files that differ between the pinned commit and HEAD."""
+    done = git("diff", "--name-only", sha, "HEAD", "--", *paths)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
+def stale_problems(pins: list[Pin]) -> list[str]:
+    """One line per pinned commit and set of shipped paths: where it is pinned, the files that
+    differ from HEAD's (the first ``SHOWN``) and the fix."""
+    where: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    for pin in pins:
+        where.setdefault((pin.sha, shipped_paths(pin)), []).append(pin.where)
+    found = []
+    for (sha, paths), places in where.items():
+        files = stale_files(sha, paths)
+        if files:
+            shown = ", ".join(files[:SHOWN]) + (
+                f" and {len(files) - SHOWN} more" if len(files) > SHOWN else ""
+            )
+            found.append(
+                f"{', '.join(places)}: {SELF}@{sha[:12]} runs other code than HEAD: "
+                f"{len(files)} file(s) differ ({shown}); {RELEASE}"
+            )
+    return found
+
+
+def test_every_pin_runs_the_code_of_head() -> None:
+    """Any change to shipped code needs a release before it lands (scripts/release.sh)."""
+    pins = tracked_pins()
+    assert any(p.where.startswith(".github/workflows/") for p in pins)
+    found = stale_problems(pins)
+    assert not found, "\n".join([f"the pins name old code: {RELEASE}", *found])
+
+
+def test_a_stale_pin_is_named_with_its_files_and_the_fix() -> None:
+    """Positive control: the first commit the docs pinned differs from HEAD in shipped code."""
+    first = "3fe1cd29ff1832012a34b131891f9dd0dd666bb5"
+    assert git("cat-file", "-e", f"{first}^{{commit}}").returncode == 0
+    (got,) = stale_problems([Pin("README.md:9", first, "action.yml", "main 2026-12-02")])
+    assert got.startswith(f"README.md:9: {SELF}@{first[:12]} runs other code than HEAD: ")
+    assert " more); " in got  # the list is cut, the count is not
+    assert "action.yml" in got and "src/verify_pr/" in got and got.endswith(RELEASE)
+    # the workflows' pin is not asked about the workflow files themselves
+    wf = Pin(".github/workflows/verify.yml:9", first, "action.yml", "")
+    assert not set(shipped_paths(wf)) & set(REUSABLE)
+
+
+def test_the_release_script_ships_the_same_paths() -> None:
+    script = (ROOT / "scripts" / "release.py").read_text(encoding="utf-8")
+    for name in (*CODE_PATHS, *REUSABLE):
+        assert f'"{name}"' in script, name
+
+
+def project_version() -> str:
+    with (ROOT / "pyproject.toml").open("rb") as f:
+        return str(tomllib.load(f)["project"]["version"])
+
+
+def test_the_changelog_top_entry_is_the_version_the_docs_pin() -> None:
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    top = re.search(r"^## (\d+\.\d+\.\d+)\b.*$", text, re.MULTILINE)
+    assert top is not None, "CHANGELOG.md has no '## X.Y.Z' entry"
+    assert top.group(1) == project_version(), "CHANGELOG.md's top entry is not pyproject's version"
+    from verify_pr import __version__
+
+    assert __version__ == project_version()
+    entry = text[top.end() :].split("\n## ", 1)[0]
+    (docs_sha,) = {p.sha for p in tracked_pins() if not p.where.startswith(".github/")}
+    assert f"Released as `{docs_sha}`" in entry, f"CHANGELOG.md's top entry: {RELEASE}"

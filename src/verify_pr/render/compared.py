@@ -34,14 +34,22 @@ def compared_line(result: CompareResult, code: Callable[[str], str] = inline_cod
 
 
 def paths_line(result: CompareResult, text: Callable[[str], str] = escape_inline) -> str | None:
-    """How many test and code paths the PR changes, and the rule that split them."""
+    """How many test and code paths the PR changes, and the rule that split them. The paths
+    that are neither (docs, data, config: ``other_paths``, listed among ``test_paths`` since
+    they run in the PR's version on both sides) are counted apart, never as tests."""
     if not (result.test_paths or result.code_paths):
         return None
+    others = set(result.other_paths)
+    neither = sum(1 for path in result.test_paths if path in others)
+    tests = len(result.test_paths) - neither
     rule = f" ({text(result.test_rule)})" if result.test_rule else ""
-    return (
-        f"The PR changes {len(result.test_paths)} test path(s) and "
-        f"{len(result.code_paths)} code path(s){rule}."
-    )
+    counted = f"{tests} test path(s) and {len(result.code_paths)} code path(s){rule}"
+    if neither:
+        counted = (
+            f"{tests} test path(s), {len(result.code_paths)} code path(s){rule} and "
+            f"{neither} path(s) that are neither test nor code (docs, data or config)"
+        )
+    return f"The PR changes {counted}."
 
 
 def proof_lines(result: CompareResult) -> list[str]:

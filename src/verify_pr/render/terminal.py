@@ -2,8 +2,9 @@
 
 ``verify-pr run`` prints ``run_summary`` whatever its stdout is. On a terminal it adds the
 failing tests with their messages, line by line as the runner wrote them (pytest's diff stays
-a diff), and ``verify-pr compare`` prints ``compare_text`` instead of compare_summary.md's
-Markdown, which stays the output when stdout is a file or a pipe (tests and the action read it).
+a diff). ``verify-pr compare`` prints ``compare_text`` whatever its stdout is; the Markdown
+goes to compare_summary.md only (the action's job summary reads that file). Test ids are shown
+as the runner names them (``render.test_ids``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from verify_pr.models.verdict import VerdictFile
 from verify_pr.render.compared import SUMMARY_MAX_ROWS, compared_line, paths_line
 from verify_pr.render.coverage import MAX_LISTED_SPANS, headline, meaning, not_run_spans
 from verify_pr.render.parts import ID_CHARS, Listed, failing, transition_counts
+from verify_pr.render.test_ids import runner_id
 from verify_pr.render.verdicts import compare_title, label, run_meaning
 
 MESSAGE_LINES = 30
@@ -46,7 +48,9 @@ def run_summary(verdict: VerdictFile, out: Path, terminal: bool = False) -> str:
         lines += ["", f"failing ({len(cases)}):"]
     for case in cases[:SUMMARY_MAX_ROWS]:
         where = f"{case.file}:{case.line}" if case.file and case.line else case.file
-        lines.append(f"- {shown(case.id[:ID_CHARS])}" + (f" at {shown(where)}" if where else ""))
+        lines.append(
+            f"- {shown(runner_id(case.id)[:ID_CHARS])}" + (f" at {shown(where)}" if where else "")
+        )
         lines += message_lines(case.message)
     if len(cases) > SUMMARY_MAX_ROWS:
         lines.append(f"- ... and {len(cases) - SUMMARY_MAX_ROWS} more (verdict.json)")
@@ -65,7 +69,9 @@ def compare_text(result: CompareResult, listed: Listed, out: Path) -> str:
         lines.append(f"FAIL_TO_PASS ({len(result.proofs)}): fails on base's code, passes on head")
         for proof in result.proofs[:SUMMARY_MAX_ROWS]:
             where = f"{proof.file}:{proof.line}" if proof.file and proof.line else proof.file
-            head = f"- {shown(proof.id[:ID_CHARS])}" + (f" at {shown(where)}" if where else "")
+            head = f"- {shown(runner_id(proof.id)[:ID_CHARS])}" + (
+                f" at {shown(where)}" if where else ""
+            )
             lines += [head, *message_lines(proof.message or "no message")]
         lines += _more(len(result.proofs))
         lines.append("")
@@ -93,7 +99,7 @@ def _section(title: str, items: Sequence[str]) -> list[str]:
     if not items:
         return []
     lines = [f"{title} ({len(items)}):"]
-    lines += [f"- {shown(item[:ID_CHARS])}" for item in items[:SUMMARY_MAX_ROWS]]
+    lines += [f"- {shown(runner_id(item)[:ID_CHARS])}" for item in items[:SUMMARY_MAX_ROWS]]
     return [*lines, *_more(len(items)), ""]
 
 

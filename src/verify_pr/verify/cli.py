@@ -278,11 +278,8 @@ def _compare(ns: argparse.Namespace) -> int:
     write_atomic(out, COMPARE_RESULT_FILE, body)
     markdown = summary_markdown(run.result, run.findings)
     write_atomic(out, COMPARE_SUMMARY_FILE, markdown.encode())
-    if sys.stdout.isatty():  # a person: plain text; a file or pipe: the Markdown, as before
-        print(compare_text(run.result, listed(run.result, run.findings), out))
-    else:
-        print(markdown)
-        print(f"files: {out}")
+    # plain text, as `run` prints: the Markdown is compare_summary.md's (the action reads it)
+    print(compare_text(run.result, listed(run.result, run.findings), out))
     return COMPARE_EXIT_CODES[run.result.verdict]
 
 

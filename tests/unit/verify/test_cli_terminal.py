@@ -1,5 +1,6 @@
-"""On a terminal the CLIs print plain text, a test's message line by line; to a file or a pipe
-they print what they always did (the action and the tests read it). The terminal is a real
+"""The CLIs print plain text: on a terminal with a test's message line by line; to a file or a
+pipe ``run`` prints its summary only and ``compare`` the same plain text (its Markdown is
+compare_summary.md's, which the action reads). The terminal is a real
 pseudo-terminal standing in for stdout; the sandbox and the comparison are the fakes at the
 seams the other CLI tests use."""
 
@@ -93,7 +94,7 @@ def test_run_on_a_terminal_shows_the_failure_as_the_runner_wrote_it(
     (text,) = got
     lines = text.splitlines()
     assert lines[0].startswith("FAIL: ")
-    start = lines.index("- test_a.py::test_a::test_a at test_a.py:2")  # JUnit's line is 0-based
+    start = lines.index("- test_a.py::test_a at test_a.py:2")  # JUnit's line is 0-based
     assert lines[start + 1 : start + 5] == [
         "    assert [1, 2, 4] == [1, 2, 3]",
         "      At index 2 diff: 4 != 3",
@@ -139,19 +140,22 @@ def test_compare_on_a_terminal_is_plain_text(
     (text,) = got
     lines = text.splitlines()
     assert lines[0] == "VERIFIED: the PR's code turns failing tests green, and breaks none"
-    assert "- tests/test_calc.py::tests.test_calc::test_fix at tests/test_calc.py:9" in lines
+    assert "- tests/test_calc.py::test_fix at tests/test_calc.py:9" in lines  # pytest's id
     assert "    assert add(2, 3) == 5" in lines
     assert "      -1 != 5" in lines  # the second line of the message, still its own line
     assert not any(mark in text for mark in ("**FAIL_TO_PASS**", "`", "|---", "\\", "## "))
     assert lines[-1].startswith("files: ")
 
 
-def test_compare_to_a_pipe_prints_the_markdown(
-    compare_argv: list[str], capsys: pytest.CaptureFixture[str]
+def test_compare_to_a_pipe_prints_plain_text_and_the_markdown_to_its_file(
+    compare_argv: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
+    """A pipe gets what a terminal gets (no ``median(\\[4\\])``): the Markdown is the file's."""
     assert cli.main(compare_argv) == 0
     out = capsys.readouterr().out
     verified = compare_results()["verified"]
     markdown = summary_markdown(verified, lists(verified))
-    assert out.startswith(markdown + "\n")
+    assert out.startswith("VERIFIED: the PR's code turns failing tests green, and breaks none\n")
+    assert not any(mark in out for mark in ("**FAIL_TO_PASS**", "`", "|---", "\\", "## "))
+    assert (tmp_path / "out" / "compare_summary.md").read_text(encoding="utf-8") == markdown
     assert out.splitlines()[-1].startswith("files: ")
