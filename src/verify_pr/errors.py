@@ -9,6 +9,8 @@
     ├── GitHubApiError            the REST API refused or failed
     └── ConfigError               the action or CLI settings are inconsistent
 
+    Cancelled (a BaseException)   SIGINT or SIGTERM cancelled the run (exit 7, no verdict)
+
 Only the entrypoints catch these and map them to exit codes; third-party errors are wrapped
 in the adapter that calls them (``raise ... from exc``) so none of their types leave it.
 """
@@ -59,3 +61,20 @@ class GitHubApiError(VerifyPrError):
 
 class ConfigError(VerifyPrError):
     """Settings are missing or inconsistent."""
+
+
+class Cancelled(BaseException):
+    """A signal (SIGINT, SIGTERM) cancelled the run: no verdict, exit CANCELLED (7).
+
+    Not a ``VerifyPrError`` and not an ``Exception``, like ``KeyboardInterrupt`` and asyncio's
+    ``CancelledError``: a handler that forgives an error (``except VerifyPrError`` around a
+    git call that only costs the coverage figures, ``except Exception`` around a crash report)
+    must not swallow a cancel and carry on running sandboxes. Only the entry points catch it.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def diagnostics(self) -> str:
+        return self.message

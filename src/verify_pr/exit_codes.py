@@ -4,7 +4,8 @@
 the code did not expect, or ``errors.Crashed``) says nothing about the PR, like BLOCKED, but is
 a bug of verify-pr, so it has a code of its own everywhere: 5. 0 is each entry point's success
 (for compare: VERIFIED or NOTHING TO PROVE), 1 FAIL, 2 refused, 3 BLOCKED, 4 NOT PROVEN, 6
-(publish only) no check could be posted.
+(publish only) no check could be posted, 7 cancelled: SIGINT or SIGTERM stopped the run, its
+sandboxes and temporary files are removed and there is no verdict (``sandbox/cancel.py``).
 
 The verify step (``python -m verify_pr.action``) exits 0 once a verdict is written, whatever
 it is (the action's last step turns it into the job's result), BLOCKED when the test image
@@ -48,6 +49,7 @@ class RunExit(IntEnum):
     BLOCKED = 3
     NOT_PROVEN = 4
     CRASHED = 5
+    CANCELLED = 7
 
 
 class CompareExit(IntEnum):
@@ -63,6 +65,7 @@ class CompareExit(IntEnum):
     BLOCKED = 3
     NOT_PROVEN = 4
     CRASHED = 5
+    CANCELLED = 7
 
 
 class StepExit(IntEnum):
@@ -73,6 +76,7 @@ class StepExit(IntEnum):
     REFUSED = 2
     BLOCKED = 3
     CRASHED = 5
+    CANCELLED = 7
 
 
 class PublishExit(IntEnum):

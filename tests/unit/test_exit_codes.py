@@ -85,13 +85,18 @@ def test_every_verdict_has_its_own_code_and_the_inverse_is_derived() -> None:
     assert CompareExit.NOTHING_TO_PROVE is CompareExit.VERIFIED
     assert all(len(v) == 1 for c, v in exit_codes.compare_verdicts().items() if c != 0)
     verdict_codes = set(exit_codes.run_verdicts()) | set(exit_codes.compare_verdicts())
-    assert not verdict_codes & {RunExit.REFUSED, RunExit.CRASHED}
+    assert not verdict_codes & {RunExit.REFUSED, RunExit.CRASHED, RunExit.CANCELLED}
     assert len(exit_codes.run_verdicts()) == len(Verdict)  # no two verdicts share a code
-    # what is not a verdict's code is every other member: refused and crashed
-    assert set(RunExit) - set(exit_codes.run_verdicts()) == {RunExit.REFUSED, RunExit.CRASHED}
+    # what is not a verdict's code is every other member: refused, crashed and cancelled
+    assert set(RunExit) - set(exit_codes.run_verdicts()) == {
+        RunExit.REFUSED,
+        RunExit.CRASHED,
+        RunExit.CANCELLED,
+    }
     assert set(CompareExit) - set(exit_codes.compare_verdicts()) == {
         CompareExit.REFUSED,
         CompareExit.CRASHED,
+        CompareExit.CANCELLED,
     }
 
 
@@ -284,4 +289,5 @@ def test_the_table_check_sees_drift() -> None:
         "verify-pr compare: 1 is documented but not an exit code",
         "verify-pr compare: 4 (not proven) is missing",
         "verify-pr compare: 5 does not say 'crashed'",
+        "verify-pr compare: 7 (cancelled) is missing",
     ]

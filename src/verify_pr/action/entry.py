@@ -3,7 +3,9 @@
 Exit codes (``exit_codes.StepExit``): 0 a verdict was written (the action's last step turns it
 into the job result), 2 refused (settings, credentials, inputs the verifier refused), 3 BLOCKED
 (the test image could not be built), 5 crashed: the verifier crashed or wrote no verdict, or
-the step itself crashed (then the ``status`` output is ``crashed``).
+the step itself crashed (then the ``status`` output is ``crashed``), 7 cancelled: SIGINT or
+SIGTERM reached the step; it went on to the verifier, which removed its sandboxes and
+temporary files, and the step waited for it (``forward``).
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ import contextlib
 import os
 import sys
 from collections.abc import Mapping, Sequence
+from typing import TextIO
 
-from verify_pr.action import step
+from verify_pr.action import forward, step
 from verify_pr.action.image import build_image, check_pull_image
-from verify_pr.errors import ConfigError, Crashed, SandboxBlocked, VerifyPrError
+from verify_pr.errors import Cancelled, ConfigError, Crashed, SandboxBlocked, VerifyPrError
 from verify_pr.exit_codes import StepExit, report_crash
 from verify_pr.github.actions_io import ActionsIO, escape_data
 from verify_pr.github.settings import read_input
@@ -27,6 +30,16 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
     # check-pull's stdout is the image reference, captured by the step with $(...): its
     # errors go to stderr, which the runner reads for workflow commands too.
     errors = sys.stderr if args == ["check-pull"] else sys.stdout
+    with forward.on_signals():
+        try:
+            return _main(args, environ, errors)
+        except Cancelled as exc:
+            message = escape_data(exc.diagnostics())
+            print(f"::error title=verify-pr cancelled::{message}", file=errors, flush=True)
+            return StepExit.CANCELLED
+
+
+def _main(args: list[str], environ: Mapping[str, str], errors: TextIO) -> int:
     try:
         if args == ["check-pull"]:
             print(check_pull_image(read_input(environ, "image")))

@@ -3,7 +3,8 @@
 run:     exit codes 0 PASS, 1 FAIL, 4 NOT PROVEN, 3 BLOCKED, 2 usage or refused input.
 compare: exit codes 0 VERIFIED or NOTHING TO PROVE (the result file says which), 4 NOT PROVEN,
          3 BLOCKED, 2 usage or refused input.
-Both: 5 crashed (a bug of verify-pr, never a verdict; ``verify_pr.exit_codes``).
+Both: 5 crashed (a bug of verify-pr, never a verdict; ``verify_pr.exit_codes``), 7 cancelled
+(SIGINT or SIGTERM: the run's sandboxes and temporary files are removed, no verdict).
 """
 
 from __future__ import annotations
@@ -31,10 +32,11 @@ from verify_pr.contract import (
     TIMEOUT_RANGE,
     VERDICT_FILE,
 )
-from verify_pr.errors import Crashed, InputRefused, SandboxBlocked, VerifyPrError
+from verify_pr.errors import Cancelled, Crashed, InputRefused, SandboxBlocked, VerifyPrError
 from verify_pr.exit_codes import RunExit, compare_exit_codes, report_crash, run_exit_codes
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.render.terminal import compare_text, run_summary, shown, uncommitted_warning
+from verify_pr.sandbox import cancel
 
 if TYPE_CHECKING:
     from verify_pr.sandbox.resources import Resources
@@ -44,6 +46,7 @@ EXIT_CODES = run_exit_codes()
 COMPARE_EXIT_CODES = compare_exit_codes()
 EXIT_USAGE = RunExit.REFUSED  # compare's too: one number means one thing everywhere
 EXIT_CRASHED = RunExit.CRASHED
+EXIT_CANCELLED = RunExit.CANCELLED  # compare's too
 COMPARE_OUT = frozenset({COMPARE_RESULT_FILE, COMPARE_SUMMARY_FILE, "base", "head", "base-own"})
 COMPARE_SIDE_DIRS = ("base", "head", "base-own")
 FLAKE_RUNS_RANGE = (0, MAX_FLAKE_RUNS)
@@ -149,8 +152,18 @@ def shared_args(ns: argparse.Namespace) -> Shared:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run or compare; SIGINT and SIGTERM cancel it (``sandbox/cancel.py``): exit 7."""
+    with cancel.on_signals():
+        try:
+            return _entry(list(sys.argv[1:] if argv is None else argv))
+        except Cancelled as exc:  # raised by the first signal: the run is swept clean
+            print(f"verify-pr: cancelled: {exc.diagnostics()}", file=sys.stderr)
+            return EXIT_CANCELLED
+
+
+def _entry(argv: list[str]) -> int:
     try:
-        return _main(list(sys.argv[1:] if argv is None else argv))
+        return _main(argv)
     except SandboxBlocked as exc:
         print(f"verify-pr: blocked: {exc.diagnostics()}", file=sys.stderr)
         return EXIT_CODES[Verdict.BLOCKED]
@@ -172,7 +185,7 @@ def _main(argv: list[str]) -> int:
     if ns.mode == "compare":
         return _compare(ns)
     repo = check_repo(ns.repo, os.environ.get("HOME"))
-    out_arg = ns.out or tempfile.mkdtemp(prefix="verify-pr-")
+    out_arg = ns.out or _own_out("verify-pr-")
     out = check_out(out_arg, repo, RUN_OUT_FILES)
     flags = shared_args(ns)
     if ns.diff_base is not None:
@@ -194,6 +207,13 @@ def _main(argv: list[str]) -> int:
     write_all(out, verdict, outcome.run.output, outcome.run.report)
     print(run_summary(verdict, out, terminal=sys.stdout.isatty()))
     return EXIT_CODES[verdict.verdict]
+
+
+def _own_out(prefix: str) -> str:
+    """The default --out: a new temporary folder, removed if the run is cancelled."""
+    out = tempfile.mkdtemp(prefix=prefix)
+    cancel.discard(Path(out))
+    return out
 
 
 def read_event(path: str) -> tuple[str, str]:
@@ -233,7 +253,7 @@ def _compare(ns: argparse.Namespace) -> int:
     git_dir = Path(ns.git)
     if not git_dir.is_dir():
         raise InputRefused(f"--git {ns.git!r} is not a directory")
-    out_arg = ns.out or tempfile.mkdtemp(prefix="verify-pr-compare-")
+    out_arg = ns.out or _own_out("verify-pr-compare-")
     out = check_out(out_arg, git_dir.resolve(), COMPARE_OUT)
     flags = shared_args(ns)
     for side in COMPARE_SIDE_DIRS:
