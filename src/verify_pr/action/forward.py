@@ -65,7 +65,9 @@ def run_child(argv: list[str], env: Mapping[str, str]) -> tuple[int, bytes]:
 
 @contextlib.contextmanager
 def on_signals() -> Iterator[None]:
-    """Forward SIGINT and SIGTERM while the block runs (main thread only), then restore."""
+    """Forward SIGINT and SIGTERM while the block runs (main thread only), then restore the
+    previous handlers, unless a signal came: the next one may land while the step exits, and
+    is ignored (as in ``verify_pr.sandbox.cancel.on_signals``)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -75,4 +77,4 @@ def on_signals() -> Iterator[None]:
         yield
     finally:
         for sig, handler in previous.items():
-            signal.signal(sig, handler)
+            signal.signal(sig, signal.SIG_IGN if _received else handler)

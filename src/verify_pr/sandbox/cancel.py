@@ -114,8 +114,12 @@ def cancel(reason: str, client: Callable[[], SweepApi] = _sweep_client) -> list[
 
 
 def _handler(signum: int, frame: FrameType | None) -> None:
-    first = not _reason
-    cancel(signal.Signals(signum).name)
+    name = signal.Signals(signum).name
+    with _lock:
+        first = not _reason
+        if first:
+            _reason.append(name)
+    cancel(name)
     if first:
         check()  # raises in the main thread: its waits end and its finally blocks run
 
@@ -131,7 +135,11 @@ def reset() -> None:
 @contextlib.contextmanager
 def on_signals() -> Iterator[None]:
     """Handle SIGINT and SIGTERM as a cancel while the block runs; restore the previous
-    handlers after. Only the main thread can install a handler: elsewhere this does nothing."""
+    handlers after, unless the run was cancelled: then GitHub's next signal may still come
+    while the process exits (its exit handlers close the spools), so both are ignored from
+    then on (the interpreter's teardown puts back the default action of a handler of its own,
+    which would end the process by that signal instead of its exit code, but not SIG_IGN).
+    Only the main thread can install a handler: elsewhere this does nothing."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -141,4 +149,4 @@ def on_signals() -> Iterator[None]:
         yield
     finally:
         for sig, handler in previous.items():
-            signal.signal(sig, handler)
+            signal.signal(sig, signal.SIG_IGN if requested() else handler)

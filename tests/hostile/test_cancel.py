@@ -1,0 +1,160 @@
+"""A cancelled run ends cleanly (issue 37.4): SIGINT or SIGTERM to `verify-pr run` or
+`verify-pr compare` (what a job cancel or `cancel-in-progress` sends) removes the run's
+containers, its report spools and its work trees, and exits 7 (cancelled).
+
+Each run is a real `verify-pr` process on a PR whose tests sleep long, with a TMPDIR of its own
+(so "no temp file left" is exact) and --out outside it. The probe is the daemon's own list of
+the containers carrying the process's owner label, in any state, and the TMPDIR's entries. The
+positive control is the same run sent SIGKILL, which no process can catch: its containers and
+its work tree are still there, so the probe sees what a run leaves behind.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.git_helpers import commit, init_repo
+from tests.hostile.helpers import RECORD, client, containers_of, control
+from tests.sandbox_helpers import make_repo
+from verify_pr.exit_codes import CompareExit, RunExit
+
+BUGGY = "def add(a, b):\n    return a - b\n"
+FIXED = "def add(a, b):\n    return a + b\n"
+# The test sleeps on the fixed code only: base's runs (before, and base's own, which joins
+# them as the PR edits the test file) end at once and leave their report spools in TMPDIR
+# while head's sandbox still runs the PR's code.
+SLOW_TESTS = (
+    "import time\n\nfrom calc import add\n\n\n"
+    "def test_add():\n    if add(2, 3) == 5:\n        time.sleep(300)\n    assert add(2, 3) == 5\n"
+)
+SLOW_TESTS_EDITED = SLOW_TESTS + "\n\ndef test_add_zero():\n    assert add(0, 0) == 0\n"
+BOUND_S = 20  # GitHub sends SIGTERM 7.5 s after SIGINT, then SIGKILL: a cancel takes seconds
+
+
+@dataclass
+class Running:
+    mode: str
+    proc: subprocess.Popen[bytes]
+    tmpdir: Path
+    out: Path
+
+
+def _start(tmp_path: Path, image: str, mode: str) -> Running:
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    tmpdir.chmod(0o755)
+    out = tmp_path / "out"
+    if mode == "compare":
+        repo = init_repo(tmp_path / "git")
+        base = commit(repo, {"calc.py": BUGGY, "test_calc.py": SLOW_TESTS})
+        head = commit(repo, {"calc.py": FIXED, "test_calc.py": SLOW_TESTS_EDITED})
+        where = ["--git", str(repo), "--base", base, "--head", head]
+    else:
+        repo = make_repo(tmp_path, {"calc.py": BUGGY, "test_calc.py": SLOW_TESTS})
+        where = ["--repo", str(repo)]
+    argv = [sys.executable, "-m", "verify_pr.verify.cli", mode, *where]
+    argv += ["--image", image, "--out", str(out), "--timeout", "300"]
+    proc = subprocess.Popen(
+        argv,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "TMPDIR": str(tmpdir)},
+    )
+    return Running(mode, proc, tmpdir, out)
+
+
+@pytest.fixture
+def started(tmp_path: Path, python_image: str, request: pytest.FixtureRequest) -> Iterator[Running]:
+    run = _start(tmp_path, python_image, request.param)
+    try:
+        yield run
+    finally:
+        run.proc.kill()
+        run.proc.communicate()
+        for container in containers_of(run.proc.pid):  # this test's own process's, only
+            client().api.remove_container(container["Id"], force=True)
+
+
+def _running(run: Running, spools: bool, seconds: float = 240) -> list[str]:
+    """The process's running sandboxes, once one runs the PR's sleeping test (for compare:
+    once base's runs ended and their report spools are in TMPDIR)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        found = [str(c["Id"]) for c in containers_of(run.proc.pid) if c["State"] == "running"]
+        spooled = list(run.tmpdir.glob("vpr-report-*.tmp"))
+        if found and (spooled or not spools):
+            time.sleep(1)  # past the nonce: the wrapper runs the tests
+            return found
+        assert run.proc.poll() is None, run.proc.communicate()[1]
+        time.sleep(0.2)
+    raise AssertionError("the run's sandboxes never started")
+
+
+def _cancel(run: Running, *signals: signal.Signals) -> tuple[int, str, float]:
+    started = time.monotonic()
+    for sig in signals:
+        run.proc.send_signal(sig)
+        time.sleep(0.05)  # the second lands while the first one's cleanup runs
+    _, err = run.proc.communicate(timeout=BOUND_S)
+    return run.proc.returncode, err.decode(errors="replace"), time.monotonic() - started
+
+
+CASES = [
+    ("compare", (signal.SIGTERM,)),
+    ("compare", (signal.SIGINT,)),
+    ("compare", (signal.SIGINT, signal.SIGTERM)),
+    ("run", (signal.SIGTERM,)),
+    ("run", (signal.SIGINT, signal.SIGTERM)),
+]
+
+
+@pytest.mark.parametrize(
+    ("started", "signals"),
+    CASES,
+    indirect=["started"],
+    ids=[f"{mode}-{'-'.join(s.name for s in sigs)}" for mode, sigs in CASES],
+)
+def test_a_signal_removes_the_runs_containers_and_temp_files(
+    started: Running, signals: tuple[signal.Signals, ...]
+) -> None:
+    live = _running(started, spools=started.mode == "compare")
+    spooled = sorted(p.name for p in started.tmpdir.glob("vpr-report-*.tmp"))
+    code, err, took = _cancel(started, *signals)
+    assert code == RunExit.CANCELLED == CompareExit.CANCELLED, err
+    assert f"cancelled by {signals[0].name}" in err, err
+    assert "Traceback" not in err, err
+    assert containers_of(started.proc.pid) == [], "a container of the run is left"
+    assert sorted(p.name for p in started.tmpdir.iterdir()) == [], "a temp file is left"
+    assert not (started.out / "verdict.json").exists()  # a cancel is no verdict
+    assert not (started.out / "verify-pr-result.json").exists()
+    RECORD.append(("outcome", f"exit 7 in {took:.1f} s; {len(live)} running sandbox(es) removed"))
+    control(
+        f"{len(live)} sandbox(es) running and {len(spooled)} report spool(s) in TMPDIR when "
+        "the signal was sent"
+    )
+
+
+@pytest.mark.parametrize("started", ["compare", "run"], indirect=True)
+def test_sigkill_leaves_what_the_probe_looks_for(started: Running) -> None:
+    """Positive control: SIGKILL gives the run no chance to clean up. Its sandboxes are still
+    there (the next run's reaper removes them) and so is its work in TMPDIR: the probes above
+    see what a run leaves behind."""
+    live = _running(started, spools=started.mode == "compare")
+    started.proc.send_signal(signal.SIGKILL)
+    started.proc.communicate(timeout=BOUND_S)
+    left = [str(c["Id"]) for c in containers_of(started.proc.pid)]
+    assert set(live) & set(left), (live, left)  # head's, still running; base's may have ended
+    entries = sorted(p.name for p in started.tmpdir.iterdir())
+    if started.mode == "compare":  # run makes no temp file before its sandbox ends
+        assert any(e.startswith("vpr-report-") for e in entries), entries
+        assert any(e.startswith("verify-pr-compare-") for e in entries), entries
+    control(f"after SIGKILL: {len(left)} container(s) and TMPDIR {entries} left")
