@@ -32,9 +32,15 @@ from verify_pr.contract import (
     TIMEOUT_RANGE,
     VERDICT_FILE,
 )
-from verify_pr.errors import Cancelled, Crashed, InputRefused, SandboxBlocked, VerifyPrError
-from verify_pr.exit_codes import RunExit, compare_exit_codes, report_crash, run_exit_codes
-from verify_pr.models.verdict import Verdict, VerdictFile
+from verify_pr.errors import InputRefused, VerifyPrError
+from verify_pr.exit_codes import (
+    VERIFY_CODES,
+    RunExit,
+    compare_exit_codes,
+    run_entry,
+    run_exit_codes,
+)
+from verify_pr.models.verdict import VerdictFile
 from verify_pr.render.terminal import compare_text, run_summary, shown, uncommitted_warning
 from verify_pr.sandbox import cancel
 
@@ -46,7 +52,6 @@ EXIT_CODES = run_exit_codes()
 COMPARE_EXIT_CODES = compare_exit_codes()
 EXIT_USAGE = RunExit.REFUSED  # compare's too: one number means one thing everywhere
 EXIT_CRASHED = RunExit.CRASHED
-EXIT_CANCELLED = RunExit.CANCELLED  # compare's too
 COMPARE_OUT = frozenset({COMPARE_RESULT_FILE, COMPARE_SUMMARY_FILE, "base", "head", "base-own"})
 COMPARE_SIDE_DIRS = ("base", "head", "base-own")
 FLAKE_RUNS_RANGE = (0, MAX_FLAKE_RUNS)
@@ -152,28 +157,11 @@ def shared_args(ns: argparse.Namespace) -> Shared:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run or compare; SIGINT and SIGTERM cancel it (``sandbox/cancel.py``): exit 7."""
+    """Run or compare; each error by the category its class declares (``exit_codes.run_entry``);
+    SIGINT and SIGTERM cancel it (``sandbox/cancel.py``): exit 7."""
+    args = list(sys.argv[1:] if argv is None else argv)
     with cancel.on_signals():
-        try:
-            return _entry(list(sys.argv[1:] if argv is None else argv))
-        except Cancelled as exc:  # raised by the first signal: the run is swept clean
-            print(f"verify-pr: cancelled: {exc.diagnostics()}", file=sys.stderr)
-            return EXIT_CANCELLED
-
-
-def _entry(argv: list[str]) -> int:
-    try:
-        return _main(argv)
-    except SandboxBlocked as exc:
-        print(f"verify-pr: blocked: {exc.diagnostics()}", file=sys.stderr)
-        return EXIT_CODES[Verdict.BLOCKED]
-    except Crashed as exc:
-        return report_crash("verify-pr", exc)
-    except VerifyPrError as exc:  # refused input, unusable config: nothing ran
-        print(f"verify-pr: refused: {exc.diagnostics()}", file=sys.stderr)
-        return EXIT_USAGE
-    except Exception as exc:  # a bug: never FAIL's code, never a verdict
-        return report_crash("verify-pr", exc)
+        return run_entry("verify-pr", lambda: _main(args), VERIFY_CODES)
 
 
 def _main(argv: list[str]) -> int:
