@@ -11,6 +11,8 @@ its work tree are still there, so the probe sees what a run leaves behind.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -22,10 +24,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.action.helpers import step_env
 from tests.git_helpers import commit, init_repo
 from tests.hostile.helpers import RECORD, client, containers_of, control
 from tests.sandbox_helpers import make_repo
-from verify_pr.exit_codes import CompareExit, RunExit
+from verify_pr.exit_codes import CompareExit, RunExit, StepExit
 
 BUGGY = "def add(a, b):\n    return a - b\n"
 FIXED = "def add(a, b):\n    return a + b\n"
@@ -158,3 +161,104 @@ def test_sigkill_leaves_what_the_probe_looks_for(started: Running) -> None:
         assert any(e.startswith("vpr-report-") for e in entries), entries
         assert any(e.startswith("verify-pr-compare-") for e in entries), entries
     control(f"after SIGKILL: {len(left)} container(s) and TMPDIR {entries} left")
+
+
+# -- the verify step: the signal reaches the step only; it goes on to the verifier child ----
+
+
+@dataclass
+class Step:
+    proc: subprocess.Popen[bytes]
+    tmpdir: Path
+
+    def verifier(self) -> int:
+        """The verifier child's pid (the step launches one)."""
+        end = time.monotonic() + 60
+        children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
+        while time.monotonic() < end:
+            pids = children.read_text().split() if children.exists() else []
+            if pids:
+                return int(pids[0])
+            time.sleep(0.1)
+        raise AssertionError("the step launched no verifier")
+
+
+@pytest.fixture
+def step(tmp_path: Path, python_image: str) -> Iterator[Step]:
+    env = step_env(tmp_path)
+    workspace = Path(env["GITHUB_WORKSPACE"])
+    init_repo(workspace)
+    base = commit(workspace, {"calc.py": BUGGY, "test_calc.py": SLOW_TESTS})
+    head = commit(workspace, {"calc.py": FIXED, "test_calc.py": SLOW_TESTS_EDITED})
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"base": {"sha": base}, "head": {"sha": head}}}))
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    tmpdir.chmod(0o755)
+    env.update(
+        {
+            "INPUT_IMAGE": python_image,
+            "INPUT_MODE": "compare",
+            "INPUT_TIMEOUT": "300",
+            "GITHUB_EVENT_PATH": str(event),
+            "TMPDIR": str(tmpdir),
+            "DOCKER_HOST": os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock"),
+        }
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-I", "-m", "verify_pr.action"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    run = Step(proc, tmpdir)
+    verifier = 0
+    try:
+        verifier = run.verifier()
+        yield run
+    finally:
+        proc.kill()
+        proc.communicate()
+        if verifier:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(verifier, signal.SIGKILL)
+            for container in containers_of(verifier):  # this test's own verifier's, only
+                client().api.remove_container(container["Id"], force=True)
+
+
+def _verifier_running(step: Step) -> tuple[int, list[str]]:
+    verifier = step.verifier()
+    end = time.monotonic() + 240
+    while time.monotonic() < end:
+        found = [str(c["Id"]) for c in containers_of(verifier) if c["State"] == "running"]
+        if found:
+            time.sleep(1)
+            return verifier, found
+        assert step.proc.poll() is None, step.proc.communicate()
+        time.sleep(0.2)
+    raise AssertionError("the verifier's sandboxes never started")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=lambda s: s.name)
+def test_a_signal_to_the_verify_step_reaches_its_verifier(step: Step, sig: signal.Signals) -> None:
+    verifier, live = _verifier_running(step)
+    step.proc.send_signal(sig)  # the step alone, as the runner signals the step's process
+    out, err = step.proc.communicate(timeout=BOUND_S)
+    assert step.proc.returncode == StepExit.CANCELLED, (out, err)
+    assert b"::error title=verify-pr cancelled::" in out, out
+    assert not Path(f"/proc/{verifier}").exists(), "the verifier outlived the step"
+    assert containers_of(verifier) == [], "a container of the verifier is left"
+    assert sorted(p.name for p in step.tmpdir.iterdir()) == [], "a temp file is left"
+    RECORD.append(("outcome", f"step exit 7; the verifier's {len(live)} sandbox(es) removed"))
+    control(f"{len(live)} sandbox(es) of the verifier running when the step got {sig.name}")
+
+
+def test_sigkill_to_the_step_leaves_its_verifier_running(step: Step) -> None:
+    """Positive control: a step that cannot pass the signal on (SIGKILL) leaves its verifier
+    and the verifier's sandboxes running: the probe above sees a verifier left behind."""
+    verifier, live = _verifier_running(step)
+    step.proc.send_signal(signal.SIGKILL)
+    step.proc.communicate(timeout=BOUND_S)
+    assert Path(f"/proc/{verifier}").exists()
+    assert set(live) & {str(c["Id"]) for c in containers_of(verifier)}
+    control("after SIGKILL to the step: its verifier and its sandboxes still run")
