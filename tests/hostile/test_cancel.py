@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.action.helpers import step_env
+from tests.action.helpers import VERIFY_ACTION, load, step_env
 from tests.git_helpers import commit, init_repo
 from tests.hostile.helpers import RECORD, client, containers_of, control
 from tests.sandbox_helpers import make_repo
@@ -172,15 +172,24 @@ class Step:
     tmpdir: Path
 
     def verifier(self) -> int:
-        """The verifier child's pid (the step launches one)."""
+        """The verifier's pid: the step's descendant running ``verify_pr.verify.cli``."""
         end = time.monotonic() + 60
-        children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
         while time.monotonic() < end:
-            pids = children.read_text().split() if children.exists() else []
-            if pids:
-                return int(pids[0])
+            for pid in _descendants(self.proc.pid):
+                with contextlib.suppress(OSError):
+                    if b"verify_pr.verify.cli" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                        return pid
             time.sleep(0.1)
         raise AssertionError("the step launched no verifier")
+
+
+def _descendants(pid: int) -> list[int]:
+    found: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            for child in (task / "children").read_text().split():
+                found += [int(child), *_descendants(int(child))]
+    return found
 
 
 @pytest.fixture
@@ -205,11 +214,19 @@ def step(tmp_path: Path, python_image: str) -> Iterator[Step]:
             "DOCKER_HOST": os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock"),
         }
     )
+    # the step as the runner starts it: action.yml's run line in bash, which the runner then
+    # signals by its pid (not its process group)
+    run_line = next(s for s in load(VERIFY_ACTION)["runs"]["steps"] if s.get("id") == "verify")
+    script = tmp_path / "step.sh"
+    script.write_text(run_line["run"], encoding="utf-8")
+    (Path(env["RUNNER_TEMP"]) / "verify-pr-venv").symlink_to(sys.prefix)
+    env["ACTION_PATH"] = str(VERIFY_ACTION.parent)
     proc = subprocess.Popen(
-        [sys.executable, "-I", "-m", "verify_pr.action"],
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
+        start_new_session=True,  # a group of its own: the teardown ends whatever it left
     )
     run = Step(proc, tmpdir)
     verifier = 0
@@ -217,11 +234,10 @@ def step(tmp_path: Path, python_image: str) -> Iterator[Step]:
         verifier = run.verifier()
         yield run
     finally:
-        proc.kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)  # this test's own group, by its id
         proc.communicate()
         if verifier:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(verifier, signal.SIGKILL)
             for container in containers_of(verifier):  # this test's own verifier's, only
                 client().api.remove_container(container["Id"], force=True)
 
@@ -258,7 +274,7 @@ def test_sigkill_to_the_step_leaves_its_verifier_running(step: Step) -> None:
     and the verifier's sandboxes running: the probe above sees a verifier left behind."""
     verifier, live = _verifier_running(step)
     step.proc.send_signal(signal.SIGKILL)
-    step.proc.communicate(timeout=BOUND_S)
+    step.proc.wait(timeout=BOUND_S)  # its pipes may be held by what it leaves running
     assert Path(f"/proc/{verifier}").exists()
     assert set(live) & {str(c["Id"]) for c in containers_of(verifier)}
     control("after SIGKILL to the step: its verifier and its sandboxes still run")
