@@ -4,7 +4,8 @@
 the code did not expect, or ``errors.Crashed``) says nothing about the PR, like BLOCKED, but is
 a bug of verify-pr, so it has a code of its own everywhere: 5. 0 is each entry point's success
 (for compare: VERIFIED or NOTHING TO PROVE), 1 FAIL, 2 refused, 3 BLOCKED, 4 NOT PROVEN, 6
-(publish only) no check could be posted.
+(publish only) no check could be posted, 7 cancelled: SIGINT or SIGTERM stopped the run, its
+sandboxes and temporary files are removed and there is no verdict (``sandbox/cancel.py``).
 
 The verify step (``python -m verify_pr.action``) exits 0 once a verdict is written, whatever
 it is (the action's last step turns it into the job's result), BLOCKED when the test image
@@ -19,11 +20,13 @@ from __future__ import annotations
 
 import sys
 import traceback
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import IntEnum
 from functools import cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, TextIO
+
+from verify_pr.errors import Cancelled, Category, VerifyPrError
 
 if TYPE_CHECKING:  # imported when a table is first asked for: the sandbox CLI stays light
     from verify_pr.models.compare import CompareVerdict
@@ -48,6 +51,7 @@ class RunExit(IntEnum):
     BLOCKED = 3
     NOT_PROVEN = 4
     CRASHED = 5
+    CANCELLED = 7
 
 
 class CompareExit(IntEnum):
@@ -63,6 +67,7 @@ class CompareExit(IntEnum):
     BLOCKED = 3
     NOT_PROVEN = 4
     CRASHED = 5
+    CANCELLED = 7
 
 
 class StepExit(IntEnum):
@@ -73,6 +78,7 @@ class StepExit(IntEnum):
     REFUSED = 2
     BLOCKED = 3
     CRASHED = 5
+    CANCELLED = 7
 
 
 class PublishExit(IntEnum):
@@ -91,6 +97,61 @@ ENTRY_POINTS: Mapping[str, type[IntEnum]] = {
     "the verify step": StepExit,
     "the publish step": PublishExit,
 }
+
+
+def category_codes(enum: type[IntEnum]) -> Mapping[Category, IntEnum]:
+    """An entry point's code for each error category it has a member for, by name (REFUSED,
+    BLOCKED, CRASHED, NOT_POSTED, CANCELLED): never a second hand-written table."""
+    members = enum.__members__
+    return MappingProxyType({c: members[c.name] for c in Category if c.name in members})
+
+
+# What each entry point's errors exit with; a category an entry point has no code for is a bug
+# there (``run_entry`` says crashed).
+SANDBOX_CODES = category_codes(SandboxExit)
+VERIFY_CODES = category_codes(RunExit)  # run's and compare's: the same numbers
+STEP_CODES = category_codes(StepExit)
+PUBLISH_CODES = category_codes(PublishExit)
+Say = Callable[[Category, BaseException], None]
+
+
+def say_on_stderr(program: str) -> Say:
+    """``program: refused: why`` on stderr; a crash with its traceback (``report_crash``)."""
+
+    def say(category: Category, exc: BaseException) -> None:
+        if category is Category.CRASHED:
+            report_crash(program, exc)
+        else:
+            print(f"{program}: {category}: {diagnostics(exc)}", file=sys.stderr)
+
+    return say
+
+
+def diagnostics(exc: BaseException) -> str:
+    if isinstance(exc, VerifyPrError | Cancelled):
+        return exc.diagnostics()
+    return f"{type(exc).__name__}: {exc}"
+
+
+def category_of(exc: BaseException, codes: Mapping[Category, IntEnum]) -> Category:
+    """The category ``exc`` declares (any other exception: crashed), or crashed when the entry
+    point has no code for it."""
+    category = exc.category if isinstance(exc, VerifyPrError | Cancelled) else Category.CRASHED
+    return category if category in codes else Category.CRASHED
+
+
+def run_entry(
+    program: str, fn: Callable[[], int], codes: Mapping[Category, IntEnum], say: Say | None = None
+) -> int:
+    """Every entry point's one error mapping: ``fn``'s code, or the code of the category of
+    what it raised (``errors``), said once by ``say`` (default: :func:`say_on_stderr`)."""
+    try:
+        return fn()
+    except (Exception, Cancelled) as exc:  # never KeyboardInterrupt or SystemExit
+        category = category_of(exc, codes)
+        (say or say_on_stderr(program))(category, exc)
+        return int(codes[category])
+
 
 # The verdicts' codes, and their inverses (what a caller reads back from a code), derived from
 # the enums by member name: never a second hand-written table.

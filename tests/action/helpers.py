@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
 import zipfile
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from verify_pr.models.report import TestCase, TestStatus, Totals
@@ -141,3 +144,17 @@ def step_env(tmp_path: Path) -> dict[str, str]:
         "GITHUB_STEP_SUMMARY": str(tmp_path / "summary"),
         "PATH": "/usr/bin:/bin",
     }
+
+
+def verifier_seam(
+    monkeypatch: pytest.MonkeyPatch, fake: Callable[..., subprocess.CompletedProcess[bytes]]
+) -> None:
+    """Stand ``fake`` (called as ``subprocess.run`` would be) in for the verifier child the
+    verify step launches (``forward.run_child``)."""
+    from verify_pr.action import forward
+
+    def run_child(argv: list[str], env: Mapping[str, str]) -> tuple[int, bytes]:
+        done = fake(argv, capture_output=True, check=False, env=dict(env))
+        return done.returncode, done.stdout + done.stderr
+
+    monkeypatch.setattr(forward, "run_child", run_child)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.action.compare_builders import case, compare_result
-from tests.action.helpers import VERIFY_ACTION, load, step_env, verdict_file
+from tests.action.helpers import VERIFY_ACTION, load, step_env, verdict_file, verifier_seam
 from verify_pr import action
 from verify_pr.errors import ConfigError
 from verify_pr.exit_codes import StepExit, compare_exit_codes, run_exit_codes
@@ -88,7 +88,7 @@ def test_a_refused_list_is_refused_before_the_verifier_runs(
     env: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ran: list[object] = []
-    monkeypatch.setattr(subprocess, "run", lambda *a, **_: ran.append(a))
+    verifier_seam(monkeypatch, lambda *a, **_: ran.append(a))
     monkeypatch.setattr(sys, "stdout", io.StringIO())
     env["INPUT_FAIL-ON"] = "NOT_PROVED"
     assert action.main([], env) == StepExit.REFUSED
@@ -135,7 +135,7 @@ def test_compare_fails_job_follows_fail_on(
         (out / "verify-pr-result.json").write_text(result.model_dump_json())
 
     code = compare_exit_codes()[verdict]
-    monkeypatch.setattr(subprocess, "run", _fake_verifier(write, code))
+    verifier_seam(monkeypatch, _fake_verifier(write, code))
     monkeypatch.setattr(sys, "stdout", io.StringIO())
     env.update({"INPUT_MODE": "compare", "INPUT_FAIL-ON": fail_on})
     assert action.main([], env) == StepExit.OK
@@ -158,7 +158,7 @@ def test_run_mode_fails_job_by_default_on_all_but_pass(
     def write(out: Path) -> None:
         (out / "verdict.json").write_text(written.model_dump_json())
 
-    monkeypatch.setattr(subprocess, "run", _fake_verifier(write, run_exit_codes()[verdict]))
+    verifier_seam(monkeypatch, _fake_verifier(write, run_exit_codes()[verdict]))
     monkeypatch.setattr(sys, "stdout", io.StringIO())
     assert action.main([], env) == StepExit.OK
     assert _outputs(env)["fails-job"] == ("false" if verdict is Verdict.PASS else "true")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.action.helpers import HOSTILE_NAME, step_env, verdict_file
+from tests.action.helpers import HOSTILE_NAME, step_env, verdict_file, verifier_seam
 from verify_pr import action
 from verify_pr.action.outputs import print_untrusted
 from verify_pr.errors import ConfigError
@@ -124,7 +124,7 @@ def test_exit_code_table(
             (out / "output.txt").write_text("::warning::from the PR\n")
         return subprocess.CompletedProcess(argv, verifier_exit, b"", b"")
 
-    monkeypatch.setattr(subprocess, "run", fake_verifier)
+    verifier_seam(monkeypatch, fake_verifier)
     assert action.main([], env) == step_exit
     outputs = Path(env["GITHUB_OUTPUT"]).read_text()
     if step_exit == StepExit.OK:

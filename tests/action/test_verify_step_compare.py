@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.action.compare_builders import case, compare_result
-from tests.action.helpers import HOSTILE_NAME, step_env, verdict_file
+from tests.action.helpers import HOSTILE_NAME, step_env, verdict_file, verifier_seam
 from verify_pr import action
 from verify_pr.errors import ConfigError
 from verify_pr.exit_codes import StepExit
@@ -127,7 +127,7 @@ def test_compare_step(
             )
         return subprocess.CompletedProcess(argv, verifier_exit, b"::error::verifier\n", b"")
 
-    monkeypatch.setattr(subprocess, "run", fake_verifier)
+    verifier_seam(monkeypatch, fake_verifier)
     stream = io.StringIO()
     monkeypatch.setattr(sys, "stdout", stream)
     assert action.main([], env) == step_exit

@@ -12,13 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from verify_pr import action, exit_codes
+from verify_pr import action, errors, exit_codes
 from verify_pr.action import step
 from verify_pr.errors import (
+    Cancelled,
+    Category,
     ConfigError,
     Crashed,
+    GitError,
     GitHubApiError,
     InputRefused,
+    ReportError,
     SandboxBlocked,
     VerifyPrError,
 )
@@ -85,13 +89,18 @@ def test_every_verdict_has_its_own_code_and_the_inverse_is_derived() -> None:
     assert CompareExit.NOTHING_TO_PROVE is CompareExit.VERIFIED
     assert all(len(v) == 1 for c, v in exit_codes.compare_verdicts().items() if c != 0)
     verdict_codes = set(exit_codes.run_verdicts()) | set(exit_codes.compare_verdicts())
-    assert not verdict_codes & {RunExit.REFUSED, RunExit.CRASHED}
+    assert not verdict_codes & {RunExit.REFUSED, RunExit.CRASHED, RunExit.CANCELLED}
     assert len(exit_codes.run_verdicts()) == len(Verdict)  # no two verdicts share a code
-    # what is not a verdict's code is every other member: refused and crashed
-    assert set(RunExit) - set(exit_codes.run_verdicts()) == {RunExit.REFUSED, RunExit.CRASHED}
+    # what is not a verdict's code is every other member: refused, crashed and cancelled
+    assert set(RunExit) - set(exit_codes.run_verdicts()) == {
+        RunExit.REFUSED,
+        RunExit.CRASHED,
+        RunExit.CANCELLED,
+    }
     assert set(CompareExit) - set(exit_codes.compare_verdicts()) == {
         CompareExit.REFUSED,
         CompareExit.CRASHED,
+        CompareExit.CANCELLED,
     }
 
 
@@ -113,6 +122,10 @@ def test_the_verifier_tables_are_the_derived_ones() -> None:
         (Crashed("no verdict"), RunExit.CRASHED),
         (InputRefused("bad flag"), RunExit.REFUSED),
         (SandboxBlocked("no daemon"), RunExit.BLOCKED),
+        (GitError("no such commit"), RunExit.REFUSED),
+        (VerifyPrError("plain"), RunExit.REFUSED),
+        (Cancelled("cancelled by SIGTERM"), RunExit.CANCELLED),
+        (GitHubApiError("HTTP 502"), RunExit.CRASHED),  # no code here: a bug if it gets here
     ],
 )
 def test_verify_cli_rows(
@@ -136,6 +149,11 @@ def test_verify_cli_rows(
         (Crashed("no result"), SandboxExit.CRASHED),
         (InputRefused("bad flag"), SandboxExit.REFUSED),
         (SandboxBlocked("no daemon"), SandboxExit.BLOCKED),
+        # issue 37.3: these were BLOCKED here, refused in every other entry point; the docs
+        # say BLOCKED is the engine's (Docker absent, a control dropped...), refused the input's
+        (VerifyPrError("plain"), SandboxExit.REFUSED),
+        (ReportError("bad report"), SandboxExit.REFUSED),
+        (ConfigError("bad setting"), SandboxExit.REFUSED),
     ],
 )
 def test_sandbox_cli_rows(
@@ -157,6 +175,8 @@ def test_sandbox_cli_rows(
         (Crashed("the verifier exited 70 without a verdict"), StepExit.CRASHED, "crashed"),
         (SandboxBlocked("the image build failed"), StepExit.BLOCKED, None),
         (ConfigError("bad input"), StepExit.REFUSED, None),
+        (VerifyPrError("plain"), StepExit.REFUSED, None),
+        (Cancelled("cancelled by SIGTERM"), StepExit.CANCELLED, None),
     ],
 )
 def test_action_rows(
@@ -178,7 +198,7 @@ def test_action_rows(
     if isinstance(raised, RuntimeError):
         assert "verify-pr crashed: RuntimeError: a bug" in stdout.getvalue()
         assert "Traceback" in capsys.readouterr().err
-    elif isinstance(raised, VerifyPrError):
+    elif isinstance(raised, VerifyPrError | Cancelled):
         assert raised.message in stdout.getvalue()
 
 
@@ -196,6 +216,7 @@ class _Settings:
         (RuntimeError("a bug"), PublishExit.CRASHED),
         (GitHubApiError("HTTP 502"), PublishExit.NOT_POSTED),
         (ConfigError("no token"), PublishExit.REFUSED),
+        (Crashed("a bug"), PublishExit.CRASHED),  # was refused: a crash is 5 everywhere
     ],
 )
 def test_publish_rows(
@@ -208,6 +229,51 @@ def test_publish_rows(
     monkeypatch.setattr(publish_main, "Settings", _Settings)
     assert publish_main.main({}) == code
     assert "::error title=verify-pr publish::" in capsys.readouterr().out
+
+
+def test_every_error_class_declares_its_category() -> None:
+    """Each class of errors.py says what it means; the entry points read nothing else."""
+    declared = {
+        cls: cls.category
+        for cls in vars(errors).values()
+        if isinstance(cls, type) and issubclass(cls, VerifyPrError | Cancelled)
+    }
+    assert declared == {
+        VerifyPrError: Category.REFUSED,
+        InputRefused: Category.REFUSED,
+        SandboxBlocked: Category.BLOCKED,
+        Crashed: Category.CRASHED,
+        ReportError: Category.REFUSED,
+        GitError: Category.REFUSED,
+        GitHubApiError: Category.NOT_POSTED,
+        ConfigError: Category.REFUSED,
+        Cancelled: Category.CANCELLED,
+    }
+    assert issubclass(Cancelled, BaseException) and not issubclass(Cancelled, Exception)
+
+
+@pytest.mark.parametrize("enum", ENUMS)
+def test_each_entry_point_has_a_code_per_category_by_name(enum: type[IntEnum]) -> None:
+    codes = exit_codes.category_codes(enum)
+    assert Category.CRASHED in codes and Category.REFUSED in codes
+    for category in Category:
+        if category.name in enum.__members__:
+            assert codes[category] is enum[category.name]
+        else:  # the entry point has no such code: what raises it there is a bug
+            assert exit_codes.category_of(_instance(category), codes) is Category.CRASHED
+
+
+def _instance(category: Category) -> BaseException:
+    for cls in (GitHubApiError, Cancelled, SandboxBlocked, InputRefused, Crashed):
+        if cls.category is category:
+            return cls("x")
+    raise AssertionError(category)
+
+
+def test_run_entry_lets_keyboard_interrupt_and_exit_through() -> None:
+    for exc in (KeyboardInterrupt(), SystemExit(3)):
+        with pytest.raises(type(exc)):
+            exit_codes.run_entry("p", _raise(exc), exit_codes.VERIFY_CODES)
 
 
 # --- the docs' tables -----------------------------------------------------------------------
@@ -284,4 +350,5 @@ def test_the_table_check_sees_drift() -> None:
         "verify-pr compare: 1 is documented but not an exit code",
         "verify-pr compare: 4 (not proven) is missing",
         "verify-pr compare: 5 does not say 'crashed'",
+        "verify-pr compare: 7 (cancelled) is missing",
     ]

@@ -10,13 +10,13 @@ for are ``exit_codes``' tables; the step's own codes are ``exit_codes.StepExit``
 from __future__ import annotations
 
 import secrets
-import subprocess
 from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import TextIO, TypeVar, assert_never
 
 from pydantic import BaseModel, ValidationError
 
+from verify_pr.action import forward
 from verify_pr.action.commands import compare_argv, verifier_argv
 from verify_pr.action.outputs import (
     compare_status,
@@ -74,17 +74,17 @@ def _launch(
 ) -> int:
     """Run the verifier; its messages go to the log as untrusted text. Returns its exit code,
     which is one of ``verdict_codes``: a refusal is ConfigError, anything else a crash."""
-    done = subprocess.run(argv, capture_output=True, check=False, env=dict(env))
-    print_untrusted(io, "verifier messages", done.stdout + done.stderr)
-    if done.returncode == RunExit.REFUSED:  # compare's refusal is the same code
+    returncode, messages = forward.run_child(argv, env)  # a signal to the step goes to the verifier
+    print_untrusted(io, "verifier messages", messages)
+    if returncode == RunExit.REFUSED:  # compare's refusal is the same code
         io.set_output("status", "refused")
         raise ConfigError(f"{what} refused its inputs", hint=hint)
-    if done.returncode not in verdict_codes:  # ``entry`` sets the status output: crashed
+    if returncode not in verdict_codes:  # ``entry`` sets the status output: crashed
         raise Crashed(
-            f"{what} exited {done.returncode} without a verdict",
+            f"{what} exited {returncode} without a verdict",
             hint="see the verifier messages above",
         )
-    return done.returncode
+    return returncode
 
 
 def _set_fails_job(io: ActionsIO, settings: VerifySettings, verdict: str) -> None:

@@ -92,6 +92,13 @@ class HardenedGit:
         objects = src.objects_dir(self._dirs)
         self._refs_copied = False
         self._tmp = Path(tempfile.mkdtemp(prefix="verify-pr-git-"))
+        try:
+            self._make_shadow(objects)
+        except BaseException:  # a git failure, or a cancel (errors.Cancelled): no temp left
+            self.close()
+            raise
+
+    def _make_shadow(self, objects: Path) -> None:
         self.home = self._tmp / "home"
         self.home.mkdir()
         self.shadow = self._tmp / "shadow.git"
@@ -351,9 +358,9 @@ class HardenedGit:
     def _export(self, sha: str, dest_parent: Path | None, what: str) -> Path:
         dest = Path(tempfile.mkdtemp(prefix=f"verify-pr-{what}-", dir=dest_parent))
         tar_path = self._tmp / f"{sha}.tar"
-        with tar_path.open("wb") as fh:
-            self._run_raw(["archive", "--format=tar", sha], stdout=fh.fileno())
         try:
+            with tar_path.open("wb") as fh:
+                self._run_raw(["archive", "--format=tar", sha], stdout=fh.fileno())
             if tar_path.stat().st_size > MAX_ARCHIVE_BYTES:
                 raise GitError(f"the archive of {sha} is over {MAX_ARCHIVE_BYTES} bytes")
             extract_tar(tar_path, dest)

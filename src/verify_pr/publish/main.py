@@ -28,8 +28,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 
-from verify_pr.errors import GitHubApiError, VerifyPrError
-from verify_pr.exit_codes import PublishExit
+from verify_pr.errors import Category, GitHubApiError
+from verify_pr.exit_codes import PUBLISH_CODES, PublishExit, diagnostics, run_entry
 from verify_pr.github.actions_io import escape_data
 from verify_pr.github.settings import Settings
 from verify_pr.models.compare import COMPARE_ARTIFACT_FILES, COMPARE_REQUIRED_FILES
@@ -146,23 +146,27 @@ def main(env: Mapping[str, str] | None = None) -> int:
     import os
 
     environ = os.environ if env is None else env
-    try:
+
+    def post() -> int:
         settings = Settings.from_env(environ)
         with GitHubClient(
             token=settings.token, repository=settings.repository, base_url=settings.api_url
         ) as client:
             conclusion = publish(settings, client)
-    except GitHubApiError as exc:
-        _error(f"no check run could be posted: {exc.diagnostics()}")
-        return PublishExit.NOT_POSTED
-    except VerifyPrError as exc:
-        _error(exc.diagnostics())
-        return PublishExit.REFUSED
-    except Exception as exc:  # one clear line, never a traceback
+        print(f"verify-pr: check run posted, conclusion {conclusion.value}", flush=True)
+        return PublishExit.POSTED
+
+    return run_entry("verify-pr publish", post, PUBLISH_CODES, _say)
+
+
+def _say(category: Category, exc: BaseException) -> None:
+    """One ``::error`` line, never a traceback."""
+    if category is Category.NOT_POSTED:
+        _error(f"no check run could be posted: {diagnostics(exc)}")
+    elif category is Category.REFUSED:
+        _error(diagnostics(exc))
+    else:  # crashed
         _error(f"no check run could be posted: {_internal(exc)}")
-        return PublishExit.CRASHED
-    print(f"verify-pr: check run posted, conclusion {conclusion.value}", flush=True)
-    return PublishExit.POSTED
 
 
 if __name__ == "__main__":

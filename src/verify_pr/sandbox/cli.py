@@ -27,8 +27,8 @@ from verify_pr.contract import (
     WORK_DIR,
     check_report_path,
 )
-from verify_pr.errors import Crashed, InputRefused, SandboxBlocked, VerifyPrError
-from verify_pr.exit_codes import SandboxExit, report_crash
+from verify_pr.errors import InputRefused, SandboxBlocked
+from verify_pr.exit_codes import SANDBOX_CODES, SandboxExit, run_entry
 
 if TYPE_CHECKING:
     from verify_pr.sandbox.run import SandboxRequest
@@ -162,18 +162,9 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    try:
-        return _main(list(sys.argv[1:] if argv is None else argv))
-    except InputRefused as exc:
-        print(f"verify-pr-sandbox: refused: {exc.diagnostics()}", file=sys.stderr)
-        return SandboxExit.REFUSED
-    except Crashed as exc:
-        return report_crash("verify-pr-sandbox", exc)
-    except VerifyPrError as exc:
-        print(f"verify-pr-sandbox: blocked: {exc.diagnostics()}", file=sys.stderr)
-        return SandboxExit.BLOCKED
-    except Exception as exc:  # a bug: its own code, never "ran"
-        return report_crash("verify-pr-sandbox", exc)
+    """Each error by the category its class declares (``exit_codes.run_entry``)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    return run_entry("verify-pr-sandbox", lambda: _main(args), SANDBOX_CODES)
 
 
 def entry() -> NoReturn:

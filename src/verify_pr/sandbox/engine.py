@@ -1,6 +1,10 @@
 """Container lifecycle for one run: create, attach, start, send the nonce, stream, watchdog,
 wait, inspect, remove. The container is always removed, whatever happens.
 
+Each live container is registered with :mod:`cancel` by full id: a signal to the run removes
+it from the main thread while this thread streams, and the stream loop then raises
+``Cancelled`` (a run a signal cut short is never a result).
+
 What the engine needs from outside comes in: the container API (a protocol the Docker adapter
 implements) and :class:`EngineSettings` (the nonce source, the grace periods, the watchdog's
 kill client), whose defaults are the shipped values.
@@ -18,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from verify_pr.errors import SandboxBlocked
+from verify_pr.sandbox import cancel
 from verify_pr.sandbox.capture import FrameDemuxer, StreamCapture
 from verify_pr.sandbox.container_api import ContainerApi, KillApi
 from verify_pr.sandbox.docker_api import DockerApi
@@ -62,14 +67,31 @@ def run_container(
     api: ContainerApi, policy: SandboxPolicy, settings: EngineSettings | None = None
 ) -> EngineRun:
     settings = settings or EngineSettings()
+    cancel.check()
     container_id, warnings = api.create(policy.create_kwargs())
     try:
+        cancel.enter(container_id)
         if warnings:
             raise SandboxBlocked(f"the daemon dropped a control at create: {'; '.join(warnings)}")
         _verify_controls(api.inspect(container_id), policy)
-        return _run_created(api, policy, container_id, settings)
+        run = _run_created(api, policy, container_id, settings)
+    except SandboxBlocked:
+        cancel.check()  # the daemon's answers about a container the cancel removed
+        raise
     finally:
+        _remove(api, container_id)
+    cancel.check()  # killed by the cancel: its exit says nothing
+    return run
+
+
+def _remove(api: ContainerApi, container_id: str) -> None:
+    try:
         api.remove(container_id)
+    except SandboxBlocked:
+        if not cancel.requested():  # else the cancel's own sweep is removing it
+            raise
+    finally:
+        cancel.leave(container_id)
 
 
 def _verify_controls(info: dict[str, Any], policy: SandboxPolicy) -> None:
@@ -108,6 +130,7 @@ def _run_created(
     sock = stream.raw
     fired = threading.Event()
     try:
+        cancel.check()
         api.start(container_id)
         started = time.monotonic()
         sock.sendall(nonce.encode() + b"\n")
@@ -163,9 +186,11 @@ def _fire(kill_client: Callable[[], KillApi], container_id: str, fired: threadin
 
 
 def _pump(sock: socket.socket, demux: FrameDemuxer, give_up_at: float) -> None:
-    """Drain the attach stream until EOF; never stop reading while the container lives."""
+    """Drain the attach stream until EOF; never stop reading while the container lives (a
+    cancel removes the container, and this stops at the next wake-up)."""
     sock.setblocking(False)
     while True:
+        cancel.check()
         remaining = give_up_at - time.monotonic()
         if remaining <= 0:
             raise SandboxBlocked("the Docker daemon stopped answering on the attach stream")

@@ -114,11 +114,13 @@ def run_sandbox(
     the container) and ``policy_for`` (request, image PATH, run id -> policy) default to the
     shipped ones; tests pass their own.
     """
+    from verify_pr.sandbox import cancel
     from verify_pr.sandbox.docker_api import docker_api
     from verify_pr.sandbox.engine import run_container
     from verify_pr.sandbox.image_check import check_image_env
     from verify_pr.sandbox.reaper import reap_orphans
 
+    cancel.check()  # a cancelled run starts no sandbox (``cancel``: Cancelled passes through)
     started = time.monotonic()
     try:
         with docker_api() as api:

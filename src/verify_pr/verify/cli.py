@@ -3,7 +3,8 @@
 run:     exit codes 0 PASS, 1 FAIL, 4 NOT PROVEN, 3 BLOCKED, 2 usage or refused input.
 compare: exit codes 0 VERIFIED or NOTHING TO PROVE (the result file says which), 4 NOT PROVEN,
          3 BLOCKED, 2 usage or refused input.
-Both: 5 crashed (a bug of verify-pr, never a verdict; ``verify_pr.exit_codes``).
+Both: 5 crashed (a bug of verify-pr, never a verdict; ``verify_pr.exit_codes``), 7 cancelled
+(SIGINT or SIGTERM: the run's sandboxes and temporary files are removed, no verdict).
 """
 
 from __future__ import annotations
@@ -31,10 +32,17 @@ from verify_pr.contract import (
     TIMEOUT_RANGE,
     VERDICT_FILE,
 )
-from verify_pr.errors import Crashed, InputRefused, SandboxBlocked, VerifyPrError
-from verify_pr.exit_codes import RunExit, compare_exit_codes, report_crash, run_exit_codes
-from verify_pr.models.verdict import Verdict, VerdictFile
+from verify_pr.errors import InputRefused, VerifyPrError
+from verify_pr.exit_codes import (
+    VERIFY_CODES,
+    RunExit,
+    compare_exit_codes,
+    run_entry,
+    run_exit_codes,
+)
+from verify_pr.models.verdict import VerdictFile
 from verify_pr.render.terminal import compare_text, run_summary, shown, uncommitted_warning
+from verify_pr.sandbox import cancel
 
 if TYPE_CHECKING:
     from verify_pr.sandbox.resources import Resources
@@ -149,18 +157,11 @@ def shared_args(ns: argparse.Namespace) -> Shared:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    try:
-        return _main(list(sys.argv[1:] if argv is None else argv))
-    except SandboxBlocked as exc:
-        print(f"verify-pr: blocked: {exc.diagnostics()}", file=sys.stderr)
-        return EXIT_CODES[Verdict.BLOCKED]
-    except Crashed as exc:
-        return report_crash("verify-pr", exc)
-    except VerifyPrError as exc:  # refused input, unusable config: nothing ran
-        print(f"verify-pr: refused: {exc.diagnostics()}", file=sys.stderr)
-        return EXIT_USAGE
-    except Exception as exc:  # a bug: never FAIL's code, never a verdict
-        return report_crash("verify-pr", exc)
+    """Run or compare; each error by the category its class declares (``exit_codes.run_entry``);
+    SIGINT and SIGTERM cancel it (``sandbox/cancel.py``): exit 7."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    with cancel.on_signals():
+        return run_entry("verify-pr", lambda: _main(args), VERIFY_CODES)
 
 
 def _main(argv: list[str]) -> int:
@@ -172,7 +173,7 @@ def _main(argv: list[str]) -> int:
     if ns.mode == "compare":
         return _compare(ns)
     repo = check_repo(ns.repo, os.environ.get("HOME"))
-    out_arg = ns.out or tempfile.mkdtemp(prefix="verify-pr-")
+    out_arg = ns.out or _own_out("verify-pr-")
     out = check_out(out_arg, repo, RUN_OUT_FILES)
     flags = shared_args(ns)
     if ns.diff_base is not None:
@@ -194,6 +195,13 @@ def _main(argv: list[str]) -> int:
     write_all(out, verdict, outcome.run.output, outcome.run.report)
     print(run_summary(verdict, out, terminal=sys.stdout.isatty()))
     return EXIT_CODES[verdict.verdict]
+
+
+def _own_out(prefix: str) -> str:
+    """The default --out: a new temporary folder, removed if the run is cancelled."""
+    out = tempfile.mkdtemp(prefix=prefix)
+    cancel.discard(Path(out))
+    return out
 
 
 def read_event(path: str) -> tuple[str, str]:
@@ -233,7 +241,7 @@ def _compare(ns: argparse.Namespace) -> int:
     git_dir = Path(ns.git)
     if not git_dir.is_dir():
         raise InputRefused(f"--git {ns.git!r} is not a directory")
-    out_arg = ns.out or tempfile.mkdtemp(prefix="verify-pr-compare-")
+    out_arg = ns.out or _own_out("verify-pr-compare-")
     out = check_out(out_arg, git_dir.resolve(), COMPARE_OUT)
     flags = shared_args(ns)
     for side in COMPARE_SIDE_DIRS:

@@ -28,7 +28,7 @@ from verify_pr.errors import InputRefused
 from verify_pr.models.compare import CompareMethod, CompareResult
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict, VerdictFile
-from verify_pr.sandbox import tree_files
+from verify_pr.sandbox import cancel, tree_files
 from verify_pr.sandbox.resources import DEFAULT_RESOURCES, Resources
 from verify_pr.sandbox.run import SandboxRun
 from verify_pr.verify import compare, early_proof, harness_closure, patch_coverage, rerun, unloaded
@@ -88,6 +88,7 @@ def run_compare(request: CompareRequest) -> CompareRun:
     if len(base_sha) != len(head_sha):
         raise InputRefused("--base and --head use different hash lengths")
     work = Path(tempfile.mkdtemp(prefix="verify-pr-compare-"))
+    cancel.discard(work)  # a signal removes it at once too (``sandbox/cancel.py``)
     try:
         trees = _export(request, base_sha, head_sha, work)
         if trees.refusal is not None:

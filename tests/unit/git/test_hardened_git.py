@@ -8,12 +8,14 @@ import os
 import stat
 import subprocess
 import tarfile
+import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.git_helpers import arm, commit, git, init_repo
-from verify_pr.errors import GitError, InputRefused
+from verify_pr.errors import Cancelled, GitError, InputRefused
 from verify_pr.git import archive
 from verify_pr.git import hardened as hgit
 
@@ -303,3 +305,36 @@ def test_unrelated_histories_have_no_merge_base(tmp_path: Path) -> None:
     two = commit(repo, {"b": "2\n"})
     with hgit.HardenedGit(repo) as g:
         assert g.merge_bases(one, two) == []
+
+
+def _cancelled_at(monkeypatch: pytest.MonkeyPatch, command: str) -> None:
+    """The signal lands while git runs ``command`` (``sandbox/cancel.py`` raises it there)."""
+    real = hgit.HardenedGit._run_raw
+
+    def run_raw(self: hgit.HardenedGit, args: list[str], *rest: Any, **kw: Any) -> Any:
+        if args[0] == command:
+            raise Cancelled("the run was cancelled by SIGTERM")
+        return real(self, args, *rest, **kw)
+
+    monkeypatch.setattr(hgit.HardenedGit, "_run_raw", run_raw)
+
+
+@pytest.mark.parametrize("command", ["init", "archive"])
+def test_a_cancel_inside_git_leaves_no_temp_tree(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, command: str
+) -> None:
+    """Issue 37.4: the shadow repository and an export in progress are removed whatever ends
+    them (a cancel raises BaseException); a finished export, the control, stays."""
+    repo = init_repo(tmp_path / "src")
+    sha = commit(repo, {"a.py": "x = 1\n"})
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    with hgit.HardenedGit(repo) as g:
+        kept = g.export(sha)
+    assert [p.name.split("-")[2] for p in temp.iterdir()] == ["commit"]  # the control
+    _cancelled_at(monkeypatch, command)
+    with pytest.raises(Cancelled), hgit.HardenedGit(repo) as g:
+        g.export(sha)
+    assert list(temp.iterdir()) == [kept]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.action.helpers import step_env, verdict_file
+from tests.action.helpers import step_env, verdict_file, verifier_seam
 from tests.git_helpers import commit, git, init_repo
 from tests.sandbox_helpers import make_repo
 from verify_pr import action
@@ -158,7 +158,7 @@ def test_mode_run_sets_the_changed_lines_outputs(
         (out / "verdict.json").write_text(verdict.model_dump_json())
         return subprocess.CompletedProcess(argv, 0, b"", b"")
 
-    monkeypatch.setattr(subprocess, "run", fake_verifier)
+    verifier_seam(monkeypatch, fake_verifier)
     assert action.main([], env) == 0
     outputs = Path(env["GITHUB_OUTPUT"]).read_text()
     assert "changed-lines<<" in outputs
