@@ -210,6 +210,7 @@ def _compare(
         pairing.findings.gone,
         (base_own, before),
         pairing.proofs,
+        code,
         pool.run_all,
     )
     evidence = compare.Evidence(

@@ -49,16 +49,18 @@ def judge_removed(
     gone: Sequence[str],
     sides: tuple[SuiteOutcome | None, SuiteOutcome],
     proofs: Sequence[str],
+    code: Sequence[str],
     run_all: RunJobs,
 ) -> Removed:
     """Run the ``gone`` tests (their cases from ``sides``: base's own run, else before) from
-    base's files on a copy of ``after_tree``, and judge each."""
+    base's files on a copy of ``after_tree``, and judge each. A test in one of the PR's
+    ``code`` paths (a doctest) is not run: base's version of its file is base's code."""
     if not gone:
         return Removed()
     base_own, before = sides
     of_base = statuses(base_own.verdict) if base_own else {}
     known = {**worst_cases(before.verdict), **(worst_cases(base_own.verdict) if base_own else {})}
-    cases = _runnable(plan, base_tree, [known[i] for i in gone if i in known])
+    cases = _runnable(plan, base_tree, [known[i] for i in gone if i in known], set(code))
     outcome = None
     if cases:
         tree = shutil.copytree(after_tree, work / "removed", symlinks=True)
@@ -77,14 +79,18 @@ def judge_removed(
     return Removed(outcome, judge(gone, on_head, proofs, of_base))
 
 
-def _runnable(plan: SuitePlan, base_tree: Path, cases: list[TestCase]) -> list[TestCase]:
-    """The cases a pytest selector reaches, in a plain file of base's tree."""
+def _runnable(
+    plan: SuitePlan, base_tree: Path, cases: list[TestCase], code: set[str]
+) -> list[TestCase]:
+    """The cases a pytest selector reaches, in a plain file of base's tree that is none of
+    the PR's code paths."""
     if plan.runner != RunnerName.PYTEST:
         return []
     found = [
         c
         for c in cases
         if c.file
+        and c.file not in code
         and tree_files.is_plain_file(base_tree, c.file)
         and batch_selector(plan.runner, [c], modules_in(base_tree)) is not None
     ]

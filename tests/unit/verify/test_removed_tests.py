@@ -3,6 +3,8 @@ rules, and the publish job re-deriving them from the embedded removed run."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.unit.verify.helpers import BASE_SHA, HEAD_SHA, E, F, P, S
@@ -12,6 +14,7 @@ from verify_pr.models.removed import RemovedStanding, RemovedTest, judge
 from verify_pr.models.report import TestStatus
 from verify_pr.publish.consistency import compare_problems
 from verify_pr.verify import compare as cmp
+from verify_pr.verify.suite import SuiteOutcome
 from verify_pr.verify.testcases import statuses
 
 OWN = {"t_bug": F, "t_ok": P, "t_old": P, "t_p[1-3]": P}
@@ -121,3 +124,31 @@ def test_a_forged_standing_is_refused_even_when_the_run_excuses_nothing_else() -
     extra = RemovedTest(id=_id("t_ok"), on_head=P, standing=RemovedStanding.PASSED)
     lie = honest.model_copy(update={"removed_tests": (*honest.removed_tests, extra)})
     assert any("excused but their run" in p for p in compare_problems(lie, HEAD_SHA))
+
+
+def test_a_test_in_a_code_path_of_the_pr_is_never_run_from_base(tmp_path: Path) -> None:
+    """A doctest gone from a module the PR changes: base's version of its file is base's
+    code, so running it there would judge base's code; it stays gone. Control: the same test
+    in a test file runs."""
+    from verify_pr.verify.removed import judge_removed
+    from verify_pr.verify.suite import SuitePlan
+
+    base, after = tmp_path / "base", tmp_path / "after"
+    for tree in (base, after):
+        tree.mkdir()
+        (tree / "m.py").write_text("x = 1\n")
+    plan = SuitePlan("pytest", "python3 -m pytest --junitxml=/work/r.xml", "/work/r.xml", "junit")
+    ran: list[object] = []
+
+    def run_all(jobs: list[tuple[Path, SuitePlan]]) -> list[SuiteOutcome]:
+        ran.extend(jobs)
+        return [_outcome({"t_old": P}) for _ in jobs]
+
+    own = _outcome({"t_old": P})
+    sides = (own, _outcome({"t_new": P}))
+    args = (plan, base, after, tmp_path / "work", [_id("t_old")], sides, [])
+    doctest = judge_removed(*args, ["m.py"], run_all)
+    assert ran == [] and [t.standing for t in doctest.tests] == [RemovedStanding.NOT_RUN]
+    (tmp_path / "work").mkdir()
+    control = judge_removed(*args, [], run_all)
+    assert len(ran) == 1 and [t.standing for t in control.tests] == [RemovedStanding.PASSED]
