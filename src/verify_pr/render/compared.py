@@ -87,7 +87,7 @@ def removed_lines(result: CompareResult) -> list[str]:
         ids = [t.id for t in result.removed_tests if t.standing is standing]
         if not ids:
             continue
-        lines.append(f"**Removed or renamed** ({len(ids)}): {meaning}")
+        lines.append(f"**REMOVED or renamed, run on head** ({len(ids)}): {meaning}")
         lines += [f"- {inline_code(i[:300])}" for i in ids[:SUMMARY_MAX_ROWS]]
         if len(ids) > SUMMARY_MAX_ROWS:
             lines.append(f"- … and {len(ids) - SUMMARY_MAX_ROWS} more")
