@@ -134,3 +134,48 @@ def test_a_pr_that_breaks_a_test_and_removes_it_is_not_proven(
     assert any("removes or renames fail on its code" in r for r in result.reasons), result.reasons
     assert "the PR removes a test its code breaks" in summary
     assert result.proofs  # the real fix was there: only the removed test stands against it
+
+
+NODE_IMAGE = "verify-pr-node:local"
+MATH = "exports.add = (a, b) => a - b;\nexports.one = () => 1;\n"
+ADDS = "test('adds', () => { expect(add(2, 3)).toBe(5); });\n"
+ONE = "test('one', () => { expect(one()).toBe(1); });\n"
+REQUIRE = "const { add, one } = require('../math');\n\n"
+
+
+@pytest.mark.parametrize(
+    ("variant", "verdict", "standing"),
+    [
+        # honest: the fix, and the test of one() renamed
+        ("rename", "VERIFIED", RemovedStanding.PASSED),
+        # attack: the fix, and one() broken with its test deleted
+        ("delete", "NOT_PROVEN", RemovedStanding.FAILED),
+    ],
+)
+def test_jest_a_removed_test_is_judged_by_its_run_on_head(
+    tmp_path: Path, variant: str, verdict: str, standing: RemovedStanding
+) -> None:
+    require_docker(NODE_IMAGE)
+    repo = init_repo(tmp_path / "repo")
+    pkg = '{"name":"m","private":true,"scripts":{"test":"jest"}}'
+    base = commit(
+        repo,
+        {"package.json": pkg, "math.js": MATH, "tests/math.test.js": REQUIRE + ONE},
+        "base: add() subtracts",
+    )
+    fixed = MATH.replace("a - b", "a + b")
+    variants: dict[str, dict[str, str | bytes | None]] = {
+        "rename": {
+            "math.js": fixed,
+            "tests/math.test.js": REQUIRE + ADDS + ONE.replace("'one'", "'returns one'"),
+        },
+        "delete": {
+            "math.js": fixed.replace("=> 1;", "=> 2;"),
+            "tests/math.test.js": REQUIRE + ADDS,
+        },
+    }
+    head = commit(repo, variants[variant], variant)
+    _code, result, summary = compare(tmp_path, repo, base, head, NODE_IMAGE, "--flake-runs", "1")
+    assert result.verdict == verdict, result.reasons
+    assert [(t.id.split("::")[-1], t.standing) for t in result.removed_tests] == [("one", standing)]
+    assert "REMOVED or renamed, run on head" in summary

@@ -9,8 +9,8 @@ test its code breaks, or changed an expectation where the value is part of the i
 that cannot run there (its file needs a helper the PR deleted, an id no selector reaches)
 stays gone, as before this run existed.
 
-pytest only for now: jest, vitest and bun ids stay gone (their ``each`` titles carry no
-parameter part ``models.removed`` can read).
+pytest, jest, vitest and bun (the selectors the proof's re-runs use, ``select``); an own
+command runs no test by id: its gone tests stay gone.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from verify_pr.verify.testcases import statuses, worst_cases
 from verify_pr.verify.trees import overlay_paths
 
 MAX_REMOVED_IDS = 100  # run by id in one process; any more stay gone
+_BY_ID = (RunnerName.PYTEST, RunnerName.JEST, RunnerName.VITEST, RunnerName.BUN)
 
 RunJobs = Callable[[list[tuple[Path, SuitePlan]]], list[SuiteOutcome]]
 
@@ -84,7 +85,7 @@ def _runnable(
 ) -> list[TestCase]:
     """The cases a pytest selector reaches, in a plain file of base's tree that is none of
     the PR's code paths."""
-    if plan.runner != RunnerName.PYTEST:
+    if plan.runner not in _BY_ID:
         return []
     found = [
         c
