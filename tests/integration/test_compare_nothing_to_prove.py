@@ -136,7 +136,7 @@ def test_a_pr_that_fixes_nothing_and_breaks_nothing_has_nothing_to_prove(
     ("variant", "needle"),
     [
         ("weakened", "changes test paths of base"),
-        ("deleted", "gone on head"),
+        ("deleted", "fail on its code"),  # run from base's file on head: it fails there
         ("conftest", "tests/conftest.py"),
         ("tolerance", "neither test nor code (config/tolerance.json)"),
     ],

@@ -17,6 +17,7 @@ from verify_pr.contract import (
 )
 from verify_pr.models.base import BoundaryModel, WireNamedModel
 from verify_pr.models.coverage import PatchCoverage
+from verify_pr.models.removed import RemovedTest
 from verify_pr.models.report import IdText, MessageText, PathText, TestStatus
 from verify_pr.models.verdict import REASON_MAX_CHARS, VerdictFile
 
@@ -133,6 +134,10 @@ class CompareResult(WireNamedModel):
     expected_failure_markers: ListedPaths = ()  # test files where the PR adds xfail/failing
     # which changed lines ran (docs/coverage.md): information, never part of the verdict
     patch_coverage: PatchCoverage | None = None
+    # the tests of base gone on head, run by id from base's version of their file over head's
+    # code (``models.removed``): that run, and each test's standing
+    removed_run: VerdictFile | None = None
+    removed_tests: Annotated[tuple[RemovedTest, ...], Field(max_length=MAX_LISTED_PATHS)] = ()
 
 
 # The compare artifact: one flat folder the action uploads and the publish job validates

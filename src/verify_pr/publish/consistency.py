@@ -27,6 +27,7 @@ from verify_pr.models.sandbox import ReportStatus, RunStatus
 from verify_pr.models.transitions import classify, count
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.publish.coverage_checks import coverage_problems
+from verify_pr.publish.removed_checks import claim_problems, gone_ids, unexcused
 
 
 def worst_by_id(cases: Iterable[TestCase]) -> dict[str, TestStatus]:
@@ -115,6 +116,8 @@ def compare_problems(result: CompareResult, head_sha: str) -> list[str]:
         problems.append("the comparison's base and head are the same commit")
     problems += run_problems(result.before, "the base run")
     problems += run_problems(result.head, "the head run")
+    if result.removed_run is not None:
+        problems += run_problems(result.removed_run, "the removed tests' run")
     if result.before.patch_coverage is not None or result.head.patch_coverage is not None:
         problems.append("a compared run carries patch coverage (the comparison holds it)")
     problems += coverage_problems(result.patch_coverage, "the comparison", with_proof=True)
@@ -213,6 +216,7 @@ def _clean_gaps(result: CompareResult) -> list[str]:
     """What neither VERIFIED nor NOTHING_TO_PROVE may have: a regressed, removed, newly
     skipped or newly expected-to-fail test, or a run that cannot be evidence."""
     c = count(result.transitions)
+    removed = unexcused(result, gone_ids(result)[0])
     skipped_on_head = [
         t
         for t in result.transitions
@@ -229,12 +233,12 @@ def _clean_gaps(result: CompareResult) -> list[str]:
     ]
     gaps = [
         c.pass_to_fail > 0 and "a test regressed",
-        c.removed > 0 and "a test was removed",
+        bool(removed) and "a test was removed",
         bool(skipped_on_head) and f"{len(skipped_on_head)} test(s) of base are skipped on head",
         bool(newly_expected)
         and f"{len(newly_expected)} test(s) of base are expected to fail on head",
     ]
-    found = [g for g in gaps if g] + _own_gaps(result)
+    found = [g for g in gaps if g] + _own_gaps(result) + claim_problems(result)
     found += _side_distrust(result.before, "base") + _side_distrust(result.head, "head")
     return found
 
@@ -249,7 +253,7 @@ def _own_gaps(result: CompareResult) -> list[str]:
     own = worst_by_id(result.base_own.testcases)
     before, head = worst_by_id(result.before.testcases), worst_by_id(result.head.testcases)
     broke = [i for i, s in own.items() if s is TestStatus.PASSED and head.get(i) in FAILING]
-    gone = [i for i in own if i not in before and i not in head]
+    gone = unexcused(result, [i for i in own if i not in before and i not in head])
     gaps = [
         bool(broke) and f"{len(broke)} test(s) that pass in base's own run fail on head",
         bool(gone) and f"{len(gone)} test(s) of base's own run are gone on both sides",

@@ -9,7 +9,7 @@ from __future__ import annotations
 from verify_pr.markdown import fenced_block, inline_code
 from verify_pr.models.compare import CompareResult
 from verify_pr.models.verdict import VerdictFile
-from verify_pr.render.compared import compared_line, proof_lines
+from verify_pr.render.compared import compared_line, proof_lines, removed_lines
 from verify_pr.render.coverage import coverage_section
 from verify_pr.render.parts import (
     bullets,
@@ -49,6 +49,7 @@ def compare_section(result: CompareResult, trusted: bool) -> list[str]:
     lines = [f"## {_claimed(trusted)}: {label(result.verdict)} (base against head)", ""]
     lines += [compare_check_meaning(result.verdict), ""]
     lines += proof_lines(result)
+    lines += removed_lines(result)
     lines += [compared_line(result), ""]
     lines.append(transition_counts_table(result.counts))
     lines += bullets(result.reasons)

@@ -11,7 +11,13 @@ from collections.abc import Sequence
 
 from verify_pr.markdown import inline_code
 from verify_pr.models.compare import CompareResult, CompareVerdict
-from verify_pr.render.compared import SUMMARY_MAX_ROWS, compared_line, paths_line, proof_lines
+from verify_pr.render.compared import (
+    SUMMARY_MAX_ROWS,
+    compared_line,
+    paths_line,
+    proof_lines,
+    removed_lines,
+)
 from verify_pr.render.coverage import coverage_section
 from verify_pr.render.parts import ID_CHARS, Listed, bullets, transition_counts_table
 from verify_pr.render.verdicts import compare_title
@@ -29,6 +35,7 @@ def compare_summary_markdown(result: CompareResult, listed: Listed) -> str:
     """The proof first, then what stands against it (``listed``), then counts and paths."""
     lines = [f"## verify-pr compare: {compare_title(result.verdict)}", ""]
     lines += proof_lines(result)
+    lines += removed_lines(result)
     if result.verdict not in (CompareVerdict.VERIFIED, CompareVerdict.NOTHING_TO_PROVE):
         lines.append("**Why:**")
     lines += bullets(result.reasons)

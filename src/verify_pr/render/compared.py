@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from verify_pr.markdown import escape_inline, inline_code
 from verify_pr.models.compare import CompareMethod, CompareResult
+from verify_pr.models.removed import RemovedStanding
 
 SUMMARY_MAX_ROWS = 10
 SUMMARY_MESSAGE_CHARS = 300
@@ -70,3 +71,33 @@ def proof_lines(result: CompareResult) -> list[str]:
     if len(result.proofs) > SUMMARY_MAX_ROWS:
         lines.append(f"- … and {len(result.proofs) - SUMMARY_MAX_ROWS} more")
     return [*lines, ""]
+
+
+_STANDING_SHOWN = (
+    (
+        RemovedStanding.FAILED,
+        "fails on the PR's code, run from base's file: the PR removes a test its code breaks",
+    ),
+    (
+        RemovedStanding.CHANGED,
+        "fails on the PR's code, run from base's file; a new case of the same test proves the "
+        "fix: an expectation the PR changed, review it",
+    ),
+    (RemovedStanding.PASSED, "passes on the PR's code, run from base's file"),
+    (RemovedStanding.NOT_RUN, "could not run on the PR's code from base's file"),
+)
+
+
+def removed_lines(result: CompareResult) -> list[str]:
+    """Each test of base the PR removes or renames, with what its run on head showed."""
+    lines: list[str] = []
+    for standing, meaning in _STANDING_SHOWN:
+        ids = [t.id for t in result.removed_tests if t.standing is standing]
+        if not ids:
+            continue
+        lines.append(f"**REMOVED or renamed, run on head** ({len(ids)}): {meaning}")
+        lines += [f"- {inline_code(i[:300])}" for i in ids[:SUMMARY_MAX_ROWS]]
+        if len(ids) > SUMMARY_MAX_ROWS:
+            lines.append(f"- … and {len(ids) - SUMMARY_MAX_ROWS} more")
+        lines.append("")
+    return lines

@@ -9,7 +9,7 @@ from __future__ import annotations
 from verify_pr.markdown import escape_inline, inline_code
 from verify_pr.models.compare import CompareResult
 from verify_pr.models.verdict import VerdictFile
-from verify_pr.render.compared import compared_line, proof_lines
+from verify_pr.render.compared import compared_line, proof_lines, removed_lines
 from verify_pr.render.coverage import coverage_section
 from verify_pr.render.parts import (
     bullets,
@@ -61,6 +61,7 @@ def compare_job_summary(result: CompareResult) -> str:
         f"{compare_meaning(result.verdict)}.",
         "",
         *proof_lines(result),
+        *removed_lines(result),
         compared_line(result),
         "",
         f"Base {inline_code(result.base_sha[:12])} ({result.before.verdict.value}, sandbox "

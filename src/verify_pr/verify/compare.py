@@ -24,11 +24,12 @@ from verify_pr.models.compare import (
     CompareVerdict,
     Proof,
 )
+from verify_pr.models.removed import RemovedTest
 from verify_pr.models.report import EXECUTED, FAILING, RedFlag
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.transitions import count
 from verify_pr.models.verdict import REASON_MAX_CHARS, Verdict, VerdictFile
-from verify_pr.verify import nothing, unloaded
+from verify_pr.verify import nothing, removed, unloaded
 from verify_pr.verify.pairing import Findings, Pairing, findings, pair
 from verify_pr.verify.suite import SuiteOutcome
 from verify_pr.verify.testcases import image_gap_as_fail, worst_cases
@@ -130,6 +131,9 @@ class Evidence:
     # the test paths of base the PR edits or deletes, and conftest or data files beside tests
     # (base's own run ran for them, or for ``others``)
     edited: tuple[str, ...] = ()
+    # the tests of base gone on head, run from base's file on head's code (``removed``)
+    removed: tuple[RemovedTest, ...] = ()
+    removed_run: SuiteOutcome | None = None
 
 
 def _ids(ids: Sequence[str]) -> str:
@@ -198,7 +202,8 @@ def decide(
             "code with the PR's version of the test",
         ),
         (found.regressed, "test(s) pass on base and fail on head"),
-        (found.gone, "test(s) of base are gone on head"),
+        (removed.broken(found.gone, ev.removed), removed.BROKEN),
+        (removed.still_gone(found.gone, ev.removed), "test(s) of base are gone on head"),
         (found.newly_skipped, "test(s) of base are newly skipped"),
         (found.newly_expected, "test(s) of base are newly expected to fail (never a pass)"),
         (found.added_failing, "test(s) new on head fail there"),
@@ -237,8 +242,8 @@ def decide(
         CompareVerdict.VERIFIED,
         [
             f"{len(f2p)} test(s) fail on base's code with the PR's tests and pass on the PR's "
-            f"code{rerun}; none regressed, none removed, skipped or expected to fail; every "
-            "run completed with a clean report"
+            f"code{rerun}; none regressed, {removed.none_removed(ev.removed)}skipped or "
+            f"expected to fail; every run completed with a clean report{removed.note(ev.removed)}"
         ],
     )
 
@@ -347,4 +352,6 @@ def build_result(
         test_changed=tuple(paired.findings.test_changed[:MAX_PROOFS]),
         flaky=tuple(ev.flaky[:MAX_PROOFS]),
         expected_failure_markers=ev.markers[:MAX_LISTED_PATHS],
+        removed_run=ev.removed_run.verdict if ev.removed_run else None,
+        removed_tests=ev.removed[:MAX_LISTED_PATHS],
     )

@@ -36,6 +36,7 @@ from verify_pr.verify.expected_failures import added_markers
 from verify_pr.verify.harness import harness_files
 from verify_pr.verify.parallel import SandboxPool
 from verify_pr.verify.placed import late_tests, placed_files
+from verify_pr.verify.removed import judge_removed
 from verify_pr.verify.suite import SuiteOutcome, SuitePlan
 from verify_pr.verify.testpaths import TestPathRule, rule_for, split
 
@@ -201,6 +202,18 @@ def _compare(
             request.flake_runs,
             coverage.run_all(pool.run_all),  # the tracer on head's re-runs
         )
+    # a test of base gone on head runs from base's file over head's code (the fourth run)
+    gone = judge_removed(
+        base_plan,
+        trees.base,
+        trees.after,
+        work,
+        pairing.findings.gone,
+        (base_own, before),
+        pairing.proofs,
+        code,
+        pool.run_all,
+    )
     evidence = compare.Evidence(
         base_own=base_own,
         markers=tuple(added_markers(trees.base, trees.after, tests)),
@@ -217,6 +230,8 @@ def _compare(
         others=tuple(others),  # late-moved paths join both shared and tests: unchanged
         changed=tuple(trees.changed),
         edited=tuple(sorted(set(edited))),
+        removed=gone.tests,
+        removed_run=gone.outcome,
     )
     result = compare.build_result(
         base_sha,

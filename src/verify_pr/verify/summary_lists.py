@@ -24,7 +24,7 @@ def listed(result: CompareResult, found: Findings) -> Listed:
         (
             "REMOVED: base tests gone on head (deleted or renamed by the PR; the counts "
             "below pair only the PR's tests)",
-            found.gone,
+            [i for i in found.gone if i not in {t.id for t in result.removed_tests}],
         ),
     )
 

@@ -17,7 +17,8 @@ project named toolz: tests inside the package) is where pytest looks, not a fold
 inside it the names decide, so its modules are code and its data neither (the PR's version on
 both sides, base's own run then needed), else nothing in the package could ever prove a fix.
 Only the package base's metadata names (pyproject's ``[project] name``, setup.cfg's
-``[metadata] name``, else setup.py's ``setup(name="...")`` when it is one string literal, read
+``[metadata] name``, else setup.py's ``setup(name="...")`` when it is one string literal, or
+its own package's literal attribute (``name=sortedcontainers.__title__``: ``setup_name``), read
 with ``ast``, never run: WebOb's ``testpaths = src/webob tests``): any other folder in
 testpaths, a package of test helpers too, stays tests.
 jest, vitest, bun: ``*.test.*``, ``*.spec.*``, ``*_test.*``, ``*_spec.*``, ``*.snap``, and every
@@ -39,6 +40,7 @@ from typing import Any
 from verify_pr.contract import RunnerName
 from verify_pr.runners.pytest_ini import ini_sources
 from verify_pr.sandbox import tree_files
+from verify_pr.verify import setup_name
 
 PYTEST_DEFAULT_FILES: tuple[str, ...] = ("test_*.py", "*_test.py")
 PYTHON_ALWAYS: tuple[str, ...] = ("conftest.py",)
@@ -199,7 +201,8 @@ def _distribution_package(tree: Path) -> str | None:
         has = parser is not None and parser.has_option("metadata", "name")
         name = parser.get("metadata", "name") if parser is not None and has else None
     if not isinstance(name, str):
-        name = _setup_py_name(_files.read_text(tree, "setup.py"))
+        text = _files.read_text(tree, "setup.py")
+        name = _setup_py_name(text) or setup_name.from_package(tree, text)
     if not isinstance(name, str) or not _PROJECT_NAME.fullmatch(name):
         return None
     return name.lower().replace("-", "_").replace(".", "_")

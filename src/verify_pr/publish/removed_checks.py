@@ -1,0 +1,62 @@
+"""The removed tests a comparison lets stand, re-derived from its own data.
+
+A test of base gone on head (a REMOVED transition, or a test of base's own run on neither
+side) stands against VERIFIED and NOTHING_TO_PROVE unless the comparison's embedded removed
+run (base's version of its file by id over head's code) shows it passing on head, or failing
+in its own body as a parametrized case of a test that has a new FAIL_TO_PASS case
+(``models.removed``, as the verifier judged it). What the result lists as excused must be
+excused by that run, and the run must agree with itself.
+"""
+
+from __future__ import annotations
+
+from verify_pr.models.compare import CompareResult, Transition
+from verify_pr.models.removed import excused, judge
+from verify_pr.models.report import STATUS_RANK, TestCase, TestStatus
+
+
+def gone_ids(result: CompareResult) -> tuple[list[str], list[str]]:
+    """(REMOVED transitions, base's own tests on neither side), as ``pairing.findings``."""
+    removed = [t.id for t in result.transitions if t.transition is Transition.REMOVED]
+    if result.base_own is None:
+        return removed, []
+    before = _worst(result.before.testcases)
+    head = _worst(result.head.testcases)
+    own = _worst(result.base_own.testcases)
+    return removed, sorted(i for i in own if i not in before and i not in head)
+
+
+def unexcused(result: CompareResult, ids: list[str]) -> list[str]:
+    """Of ``ids`` (gone tests), those the embedded removed run does not excuse."""
+    if result.removed_run is None or not ids:
+        return ids
+    on_head = _worst(result.removed_run.testcases)
+    proofs = [t.id for t in result.transitions if t.transition is Transition.FAIL_TO_PASS]
+    of_base = _worst(result.base_own.testcases) if result.base_own else {}
+    ok = excused(judge(ids, on_head, proofs, of_base))
+    return [i for i in ids if i not in ok]
+
+
+def claim_problems(result: CompareResult) -> list[str]:
+    """Removed tests the result calls excused that its own removed run does not excuse."""
+    claimed = excused(result.removed_tests)
+    if not claimed:
+        return []
+    if result.removed_run is None:
+        return [f"{len(claimed)} removed test(s) are excused without a removed run"]
+    removed, own = gone_ids(result)
+    gone = [*removed, *own]
+    wrong = sorted(i for i in claimed if i not in gone or i in unexcused(result, gone))
+    if not wrong:
+        return []
+    return [f"{len(wrong)} removed test(s) are excused but their run does not show it"]
+
+
+def _worst(cases: tuple[TestCase, ...]) -> dict[str, TestStatus]:
+    """One status per id, the worst kept (as ``consistency.worst_by_id``)."""
+    worst: dict[str, TestStatus] = {}
+    for case in cases:
+        seen = worst.get(case.id)
+        if seen is None or STATUS_RANK[case.status] > STATUS_RANK[seen]:
+            worst[case.id] = case.status
+    return worst
