@@ -10,5 +10,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 python3 scripts/release.py "$@"
 python=.venv/bin/python
-[ -x "$python" ] || python=python3
+if [ ! -x "$python" ]; then
+  python=python3 # a clone without the venv: the checks import verify_pr from src/
+  export PYTHONPATH=src
+fi
 "$python" -m pytest -q -p no:randomly -p no:cacheprovider tests/unit/test_self_pins.py
