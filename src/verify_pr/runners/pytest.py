@@ -50,8 +50,8 @@ PYTEST_MAIN = (
 COLLECTED_MESSAGE = "verify-pr: collected, not run"
 _COLLECTED = (  # double quotes only, as _MARK_XFAIL
     "import _pytest.reports; R = _pytest.reports.TestReport; "
-    "f = lambda s: [s.config.hook.pytest_runtest_logreport(report=R(nodeid=i.nodeid, "
-    "location=i.location, keywords={}, outcome=o, longrepr=l, when=w)) for i in s.items "
+    "f = lambda session: [session.config.hook.pytest_runtest_logreport(report=R(nodeid=i.nodeid, "
+    "location=i.location, keywords={}, outcome=o, longrepr=l, when=w)) for i in session.items "
     f'for (o, l, w) in (("skipped", (i.location[0], 1, "{COLLECTED_MESSAGE}"), "setup"), '
     '("passed", None, "teardown"))]; '
     'c = types.ModuleType("verify_pr_collect"); c.pytest_collection_finish = f'
