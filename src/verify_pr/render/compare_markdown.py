@@ -11,7 +11,13 @@ from collections.abc import Sequence
 
 from verify_pr.markdown import inline_code
 from verify_pr.models.compare import CompareResult, CompareVerdict
-from verify_pr.render.compared import SUMMARY_MAX_ROWS, compared_line, paths_line, proof_lines
+from verify_pr.render.compared import (
+    SUMMARY_MAX_ROWS,
+    base_own_line,
+    compared_line,
+    paths_line,
+    proof_lines,
+)
 from verify_pr.render.coverage import coverage_section
 from verify_pr.render.parts import ID_CHARS, Listed, bullets, transition_counts_table
 from verify_pr.render.verdicts import compare_title
@@ -41,6 +47,9 @@ def compare_summary_markdown(result: CompareResult, listed: Listed) -> str:
     changed = paths_line(result)
     if changed:
         lines += [changed, ""]
+    own = base_own_line(result)
+    if own:
+        lines += [own, ""]
     for title, paths in (
         ("Harness files changed by the PR", result.harness_files_changed),
         ("Conflicting paths", result.conflicts),
