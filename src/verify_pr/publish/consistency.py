@@ -263,8 +263,8 @@ def _own_gaps(result: CompareResult) -> list[str]:
 
 def not_run_required(result: CompareResult) -> list[str]:
     """The tests base's own run lists as not run (collected, not run by id) that the rule of
-    ``verify.base_own`` runs: those that did not pass on before or on head, and those of the
-    test files the PR edits or deletes."""
+    ``verify.base_own`` runs: those that did not pass on before or on head, those of the test
+    files the PR edits or deletes, and those below a conftest it changes."""
     if result.base_own is None:
         return []
     own = worst_by_id(result.base_own.testcases)
@@ -272,7 +272,13 @@ def not_run_required(result: CompareResult) -> list[str]:
     if not not_run:
         return []
     edited = set(result.edited_test_paths)
-    required = {c.id for c in result.base_own.testcases if c.file in edited}
+    scopes = [p.rpartition("/")[0] for p in edited if p.rpartition("/")[2] == "conftest.py"]
+    required = {
+        c.id
+        for c in result.base_own.testcases
+        if c.file in edited
+        or (c.file is not None and any(not f or c.file.startswith(f"{f}/") for f in scopes))
+    }
     for side in (result.before, result.head):
         required |= {
             i for i, s in worst_by_id(side.testcases).items() if s is not TestStatus.PASSED

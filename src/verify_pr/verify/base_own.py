@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from verify_pr.contract import RunnerName, new_report_path
 from verify_pr.models.report import FAILING, TestCase, TestReport, TestStatus, Totals
@@ -103,8 +103,8 @@ def select(
     found: Collected, sides: Sequence[VerdictFile], edited: Collection[str], base_tree: Path
 ) -> Selection | None:
     """What the verdict reads from base's own run: every collected test that did not pass on
-    one of ``sides`` (before as paired, its load failures expanded onto head's tests; head) or
-    whose file is among ``edited``, and the files base could
+    one of ``sides`` (before as paired, its load failures expanded onto head's tests; head),
+    whose file is among ``edited`` or below a conftest among them, and the files base could
     not load. None when one cannot be selected by id, or the command line cannot hold them."""
     import shlex
 
@@ -112,10 +112,14 @@ def select(
     for side in sides:
         unpassed |= {i for i, s in statuses(side).items() if s is not TestStatus.PASSED}
     edited_set = set(edited)
+    # a conftest the PR changes reaches every test below its folder: they run too
+    scopes = tuple(
+        str(PurePosixPath(p).parent).removeprefix(".") for p in edited if _is_conftest(p)
+    )
     chosen = [
         case
         for test_id, case in found.cases.items()
-        if test_id in unpassed or case.file in edited_set
+        if test_id in unpassed or case.file in edited_set or _below(case.file, scopes)
     ]
     is_module = modules_in(base_tree)
     words = []
@@ -131,6 +135,14 @@ def select(
     if len(text) > MAX_COMMAND // 2:
         return None
     return Selection(tuple(c.id for c in chosen), found.unloadable, text)
+
+
+def _is_conftest(path: str) -> bool:
+    return PurePosixPath(path).name == "conftest.py"
+
+
+def _below(file: str | None, folders: tuple[str, ...]) -> bool:
+    return file is not None and any(not f or file.startswith(f"{f}/") for f in folders)
 
 
 def by_id_plan(whole: SuitePlan, selection: Selection) -> SuitePlan | None:

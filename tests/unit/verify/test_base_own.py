@@ -44,6 +44,11 @@ def test_selected_is_what_the_verdict_reads(tmp_path: Path) -> None:
     # every test of a file the PR edits runs too
     edited = base_own.select(found, (before, head), ("m.py",), tmp_path)
     assert edited is not None and len(edited.ids) == 6
+    # and every test below a conftest the PR changes (here the root's)
+    below = base_own.select(found, (before, head), ("conftest.py",), tmp_path)
+    assert below is not None and len(below.ids) == 6
+    elsewhere = base_own.select(found, (before, head), ("sub/conftest.py",), tmp_path)
+    assert elsewhere is not None and len(elsewhere.ids) == 4
 
 
 def test_merge_lists_the_rest_as_not_run_and_refuses_a_short_run(tmp_path: Path) -> None:
