@@ -137,6 +137,22 @@ def select(
     return Selection(tuple(c.id for c in chosen), found.unloadable, text)
 
 
+def seems_whole(found: Collected, before: VerdictFile, changed: Collection[str]) -> bool:
+    """Whether the collection holds every test the before run ran from a file the PR does not
+    change (base's file on both: base's collection must name it alike). A collection short of
+    one (a plugin that collects nothing when asked to list, ids that follow a changed data or
+    conftest file) is not trusted to be whole: base's own run is then whole."""
+    changed_set = set(changed)
+    return all(
+        case.id in found.cases
+        for case in before.testcases
+        if case.file is not None
+        and case.file not in changed_set
+        and not is_load_failure(case)
+        and case.status is not TestStatus.NOT_RUN
+    )
+
+
 def _is_conftest(path: str) -> bool:
     return PurePosixPath(path).name == "conftest.py"
 
@@ -230,11 +246,14 @@ class OwnRun:
     needed (the collection, or the whole run), ``submit`` once before and head have ended,
     ``result`` the merged outcome (whole again when the run by id fell short)."""
 
-    def __init__(self, whole: SuitePlan, base_tree: Path, edited: Sequence[str]) -> None:
+    def __init__(
+        self, whole: SuitePlan, base_tree: Path, edited: Sequence[str], changed: Sequence[str]
+    ) -> None:
         self.whole = whole
         self.collect = collect_plan(whole)
         self.base_tree = base_tree
         self.edited = tuple(edited)
+        self.changed = tuple(changed)  # every path the PR changes
         self._first: Future[SuiteOutcome] | None = None
         self._ran: Future[SuiteOutcome] | None = None
         self._found: tuple[Collected, Selection, SuiteOutcome] | None = None
@@ -242,7 +261,7 @@ class OwnRun:
 
     def again(self, edited: Sequence[str]) -> OwnRun:
         """Base's own run once more (a path moved to the test side), its collection kept."""
-        other = OwnRun(self.whole, self.base_tree, edited)
+        other = OwnRun(self.whole, self.base_tree, edited, self.changed)
         if self.collect is not None and self._first is not None:
             other.collect, other._first = self.collect, self._first
         return other
@@ -268,6 +287,8 @@ class OwnRun:
         found = collected(collection)
         before, head = sides
         paired = (pair(before, head).before, head.verdict)  # as the result lists them
+        if found is not None and not seems_whole(found, before.verdict, self.changed):
+            found = None
         selection = select(found, paired, self.edited, self.base_tree) if found else None
         plan = by_id_plan(self.whole, selection) if selection and selection.words else None
         if found is None or selection is None or (selection.words and plan is None):

@@ -138,7 +138,7 @@ def _compare(
     edited = [p for p in tests if _exists(trees.base, p) or not _is_module(rule, p)]
     # base's own run: a collection of the whole of base, then a run by id of what before and
     # head name (``base_own``); whole where the runner cannot list its tests
-    own = OwnRun(_plan(request, trees.base, base_plan.runner), trees.base, edited)
+    own = OwnRun(_plan(request, trees.base, base_plan.runner), trees.base, edited, trees.changed)
     if edited or others:
         jobs.append(own.first_job())
     futures = pool.start(jobs)  # the whole runs share the cores when they outnumber them

@@ -98,3 +98,12 @@ def test_needed_late_for_a_failure_on_both_sides_with_shared_paths() -> None:
     assert not base_own.needed_late(both, both, [], False)
     assert not base_own.needed_late(outcome({"t": P}), both, ["tests/x.py"], False)
     assert base_own.needed_late(outcome({"t": P}), outcome({"t": P}), [], True)
+
+
+def test_a_collection_short_of_an_untouched_test_is_not_whole() -> None:
+    found = base_own.collected(_collection(["a"]))
+    assert found is not None
+    before = outcome({"a": P, "b": P}).verdict  # b: from m.py, which the PR does not change
+    assert not base_own.seems_whole(found, before, ())
+    assert base_own.seems_whole(found, before, ("m.py",))  # the PR changes m.py: b may be new
+    assert base_own.seems_whole(found, outcome({"a": F}).verdict, ())
