@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from verify_pr.contract import RunnerName, new_report_path
-from verify_pr.models.report import FAILING, TestCase, TestReport, TestStatus, Totals
+from verify_pr.models.report import TestCase, TestReport, TestStatus, Totals
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.verdict import MAX_REASONS, REASON_MAX_CHARS, VerdictFile
 from verify_pr.verify.select import modules_in, pytest_node_id
@@ -224,21 +224,6 @@ def nothing_ran(outcome: SuiteOutcome | None) -> bool:
     """Base's own run is the collection alone: nothing the verdict reads needed a run."""
     report = outcome.report if outcome is not None else None
     return report is not None and all(c.status is TestStatus.NOT_RUN for c in report.testcases)
-
-
-def needed_late(
-    before: SuiteOutcome, head: SuiteOutcome, shared: Sequence[str], untouched_unloaded: bool
-) -> bool:
-    """Base's own run is needed once before and head have ended, though the PR edits no test
-    of base: head cannot load a test file the PR does not change, or a test fails on both
-    sides while the PR's version of some path runs on both (a product module named like a
-    test, a helper: only base's own run shows the test passed before the PR)."""
-    if untouched_unloaded:
-        return True
-    if not shared:
-        return False
-    was, now = statuses(before.verdict), statuses(head.verdict)
-    return any(s in FAILING and was.get(i) in FAILING for i, s in now.items())
 
 
 class OwnRun:

@@ -11,9 +11,8 @@ What is compared (as GitHub tests a PR, ``refs/pull/N/merge``):
   code. When there is none it is the base tip itself, run once.
 - base_own: the base tip with its own tests, when the PR edits or deletes a test path of base,
   changes a path neither test nor code, moves a code path to the test side, or head cannot load
-  a test file the PR does not change, or a test fails on both sides while the PR's version of a
-  path runs on both: a collection of the whole of base, then a run by id of what the verdict
-  reads (``base_own``; whole where the runner cannot list its tests).
+  a test file the PR does not change: a collection of the whole of base, then a run by id of
+  what the verdict reads (``base_own``; whole where the runner cannot list its tests).
 """
 
 from __future__ import annotations
@@ -33,7 +32,6 @@ from verify_pr.sandbox.resources import DEFAULT_RESOURCES, Resources
 from verify_pr.sandbox.run import SandboxRun
 from verify_pr.verify import compare, early_proof, harness_closure, patch_coverage, rerun, unloaded
 from verify_pr.verify.base_own import OwnRun
-from verify_pr.verify.base_own import needed_late as base_own_needed
 from verify_pr.verify.expected_failures import added_markers
 from verify_pr.verify.harness import harness_files
 from verify_pr.verify.parallel import SandboxPool
@@ -146,11 +144,8 @@ def _compare(
         own.started(futures[2])
     before, head = futures[0].result(), futures[1].result()
     coverage.take_head(head)
-    # also needed when head cannot load a test file the PR does not change (``unloaded``), or
-    # a test fails on both sides while the PR's version of a path runs on both
-    own_needed = bool(edited or others) or base_own_needed(
-        before, head, shared, bool(unloaded.untouched(head, trees.changed))
-    )
+    # also needed when head cannot load a test file the PR does not change (``unloaded``)
+    own_needed = bool(edited or others or unloaded.untouched(head, trees.changed))
     early, base_own = None, None
     if own_needed:
         own.submit((before, head), pool.submit)

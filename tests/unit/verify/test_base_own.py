@@ -92,14 +92,6 @@ def test_a_collection_plan_only_for_our_pytest_command() -> None:
     assert base_own.collect_plan(jest) is None
 
 
-def test_needed_late_for_a_failure_on_both_sides_with_shared_paths() -> None:
-    both = outcome({"t": F})
-    assert base_own.needed_late(both, both, ["tests/x.py"], False)
-    assert not base_own.needed_late(both, both, [], False)
-    assert not base_own.needed_late(outcome({"t": P}), both, ["tests/x.py"], False)
-    assert base_own.needed_late(outcome({"t": P}), outcome({"t": P}), [], True)
-
-
 def test_a_collection_short_of_an_untouched_test_is_not_whole() -> None:
     found = base_own.collected(_collection(["a"]))
     assert found is not None
