@@ -214,7 +214,8 @@ def merge(
         update={
             "testcases": listed_testcases(merged),
             "totals": merged.totals,
-            "reasons": (said[:REASON_MAX_CHARS], *ran.verdict.reasons)[:MAX_REASONS],
+            # last: the run's own first reason keeps its place (``image_gap_as_fail`` reads it)
+            "reasons": (*ran.verdict.reasons[: MAX_REASONS - 1], said[:REASON_MAX_CHARS]),
         }
     )
     return SuiteOutcome(verdict, ran.run, merged, ran.tamper)
