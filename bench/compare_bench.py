@@ -16,8 +16,11 @@ own (when the PR edits a test path) together, sharing the two cores,
 then every repetition of the proof's re-runs at once (jest: one process per side repeating
 the selection; the others a sandbox per side and repetition). ``--old-src`` adds a
 line per row: this compare against another checkout's (its ``src`` on PYTHONPATH), alternating.
-Each line says the load average (``/proc/loadavg``, 1 min) before and after it. Not a test: the
-figures go in docs/benchmarks.md's table with the machine they ran on.
+Each line says the load average (``/proc/loadavg``, 1 min) before and after it, and the
+row's floor (``bench.compare_floor``: the CPU of the verdict's sandbox runs, each timed alone,
+over the cores; never below the longest run) with the compare's ratio to it. PF is pyflakes
+3.3.2's fix made of its Python files only (the code fix and its tests, no data file changed).
+Not a test: the figures go in docs/benchmarks.md's table with the machine they ran on.
 """
 
 from __future__ import annotations
@@ -75,8 +78,25 @@ def _fetch(spec: dict[str, str], dl: Path) -> Path:
     return archive
 
 
-def history_repo(root: Path, entry: dict[str, Any]) -> tuple[Path, str, str, Path]:
-    """A two-commit repo (base release, head release) and head's unpacked tree."""
+def _python_files_only(base: Path, head: Path, dest: Path) -> Path:
+    """Base's tree with head's Python files (added, changed, removed) and nothing else of head:
+    a code fix and its tests, no data, docs or version file."""
+    subprocess.run(["cp", "-R", f"{base}/.", str(dest)], check=True)
+    for path in dest.rglob("*.py"):
+        if not (head / path.relative_to(dest)).exists():
+            path.unlink()
+    for path in head.rglob("*.py"):
+        target = dest / path.relative_to(head)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(path.read_bytes())
+    return dest
+
+
+def history_repo(
+    root: Path, entry: dict[str, Any], python_only: bool = False
+) -> tuple[Path, str, str, Path]:
+    """A two-commit repo (base release, head release) and head's unpacked tree; with
+    ``python_only``, head is base's tree with head's Python files only."""
     dl = root / "dl"
     dl.mkdir(parents=True, exist_ok=True)
     trees = []
@@ -86,6 +106,8 @@ def history_repo(root: Path, entry: dict[str, Any]) -> tuple[Path, str, str, Pat
         subprocess.run(["tar", "-xzf", str(_fetch(entry[side], dl)), "-C", str(dest)], check=True)
         (tree,) = [p for p in dest.iterdir() if p.is_dir()]
         trees.append(tree)
+    if python_only:
+        trees[1] = _python_files_only(trees[0], trees[1], root / "head-python-only")
     repo = root / "repo"
     repo.mkdir()
     _git(repo, "init", "-q", "-b", "main")
@@ -164,14 +186,27 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> float:
 
 PYTEST = "python3 -m pytest -q -p no:cacheprovider"
 # (row, history entry, image, bare command of head's suite, target); --strict-harness comes
-# from the entry, as the history test takes it
+# from the entry, as the history test takes it. PF: pyflakes 3.3.2's fix with its Python files
+# only (the code fix and its tests, no data, docs or changelog: the common PR shape)
 ROWS = (
     ("C1", "parse-1.20.2", PYTHON, PYTEST, 1.3),
     ("C2", "jest-when-3.5.2", NODE, "jest --ci", 2.5),
-    ("P5", "parso-0.8.5", PYTHON, PYTEST, 2.5),
-    ("L5", "lark-1.2.2", PYTHON, PYTEST, 2.5),
-    ("P20", "pygments-2.19.1", PYGMENTS_IMAGE, PYTEST, 1.3),
+    ("P5", "parso-0.8.5", PYTHON, PYTEST, 2.0),
+    ("L5", "lark-1.2.2", PYTHON, PYTEST, 2.0),
+    ("P20", "pygments-2.19.1", PYGMENTS_IMAGE, PYTEST, 1.7),
+    ("PF", "pyflakes-3.3.2", PYTHON, PYTEST, 2.0),
 )
+PYTHON_ONLY = frozenset({"PF"})
+FLOOR_TARGET = 1.15
+
+
+def floor(cmd: list[str]) -> float:
+    """The compare's floor (``bench.compare_floor``): its runs' CPU alone over the cores."""
+    cores = str(len(os.sched_getaffinity(0)))
+    tool = [sys.executable, "-m", "bench.compare_floor", cores, *cmd[3:]]
+    out = tempfile.mkdtemp(prefix="vpr-bench-out-")
+    done = subprocess.run([*tool, "--out", out], capture_output=True, text=True, check=False)
+    return float(json.loads(done.stdout.strip().splitlines()[-1])["floor"])
 
 
 def measure(
@@ -187,7 +222,7 @@ def measure(
     """The row's two lines: compare with the default re-runs, and without them; with
     ``old_src`` (another checkout's ``src``), a third: this compare against that one's."""
     root = Path(tempfile.mkdtemp(prefix="vpr-bench-compare-"))
-    repo, base, head, head_tree = history_repo(root, entry)
+    repo, base, head, head_tree = history_repo(root, entry, row in PYTHON_ONLY)
     cli = [sys.executable, "-m", "verify_pr.verify.cli", "compare", "--git", str(repo)]
     cli += ["--base", base, "--head", head, "--image", image, "--runner", entry["runner"]]
     options = ("--strict-harness",) if entry["strict_harness"] else ()
@@ -209,9 +244,11 @@ def measure(
             lambda c=cmd: timed([*c, "--out", tempfile.mkdtemp(prefix="vpr-bench-out-")]),
             lambda: timed(bare_cmd),
         )
+        low = floor(cmd)
         lines.append(
             f"| {label} vs one bare docker run of head's suite | {x:.2f} s | {y:.2f} s "
-            f"| {ratio:.2f} | <= {target} | {load}-{_load()} |"
+            f"| {ratio:.2f} | <= {target} | {low:.2f} s | {x / low:.2f} (<= {FLOOR_TARGET}) "
+            f"| {load}-{_load()} |"
         )
     if old_src is not None:
         load = _load()
@@ -224,7 +261,7 @@ def measure(
         )
         lines.append(
             f"| {row}o this compare (default re-runs) vs the one in {old_src} | {x:.2f} s "
-            f"| {y:.2f} s | {ratio:.2f} | < 1 | {load}-{_load()} |"
+            f"| {y:.2f} s | {ratio:.2f} | < 1 | | | {load}-{_load()} |"
         )
     return lines
 
@@ -234,8 +271,9 @@ def main() -> int:
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument(
         "--rows",
-        default="C1,C2,P5,L5,P20",
-        help="comma-separated: C1 (parse), C2 (jest), P5 (parso), L5 (lark), P20 (pygments)",
+        default="C1,C2,P5,L5,P20,PF",
+        help="comma-separated: C1 (parse), C2 (jest), P5 (parso), L5 (lark), P20 (pygments), "
+        "PF (pyflakes, its Python files only)",
     )
     parser.add_argument(
         "--lines", default="default,runs", help="default (re-runs), runs (--flake-runs 0)"
@@ -244,8 +282,8 @@ def main() -> int:
     args = parser.parse_args()
     history = {e["id"]: e for e in json.loads(MANIFEST.read_text())["history"]}
     history[PYGMENTS["id"]] = PYGMENTS
-    print("| benchmark | verify-pr | baseline | ratio | target | load |")
-    print("|---|---|---|---|---|---|")
+    print("| benchmark | verify-pr | baseline | ratio | target | floor | vs floor | load |")
+    print("|---|---|---|---|---|---|---|---|")
     for row, entry_id, image, suite, target in ROWS:
         if row not in args.rows.split(","):
             continue

@@ -169,7 +169,9 @@ def test_new_test_file_that_cannot_load_on_base_is_the_proof(
     [
         ("weakened", "changed, not the code", "test_add"),
         ("replaced", "changed, not the code", "test_add"),
-        ("golden", "changed, not the code", "test_render_matches_golden"),
+        # base's own run by id (issue 34 (a)) no longer runs an untouched test that passes on
+        # both sides: the golden rewrite is NOT PROVEN for proving nothing (docs/threat-model.md)
+        ("golden", "no test fails on base's code and passes on head", "does not show"),
         ("shuffled", "changed, not the code", "test_sum[two_three]"),
         ("xfail", "newly expected to fail", "test_mul"),
         ("xfail", "expected-failure markers", "tests/test_calc.py"),

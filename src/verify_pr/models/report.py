@@ -70,7 +70,9 @@ class TestStatus(StrEnum):
     collection); both ``failed`` and ``error`` are failure evidence. ``expected-failure`` is a
     test marked to fail (pytest xfail and non-strict xpass, jest/bun ``test.failing``, vitest
     ``test.fails``): its runner counts it as passing, but it is never a pass here, nor a
-    failure (a todo never runs: it is skipped)."""
+    failure (a todo never runs: it is skipped). ``not-run`` is only ever in base's own run
+    (``verify.base_own``): a test of base's whole collection that its run by id did not run,
+    because nothing the verdict reads needs it; no report yields it."""
 
     __test__ = False  # not a pytest test class
 
@@ -79,6 +81,7 @@ class TestStatus(StrEnum):
     ERROR = "error"
     SKIPPED = "skipped"
     EXPECTED_FAILURE = "expected-failure"
+    NOT_RUN = "not-run"
 
 
 FAILING = frozenset({TestStatus.FAILED, TestStatus.ERROR})
@@ -88,6 +91,7 @@ EXECUTED = frozenset({TestStatus.PASSED, TestStatus.FAILED, TestStatus.ERROR})
 # Duplicate ids collapse to the worst: error > failed > expected failure > passed > skipped
 # (an id that is marked to fail anywhere is not a pass).
 STATUS_RANK = {
+    TestStatus.NOT_RUN: -1,  # any result of the id wins over "collected, not run"
     TestStatus.SKIPPED: 0,
     TestStatus.PASSED: 1,
     TestStatus.EXPECTED_FAILURE: 2,
@@ -185,6 +189,8 @@ class Totals(BoundaryModel):
         counts = dict.fromkeys(TestStatus, 0)
         for case in testcases:
             counts[case.status] += 1
+        # a test collected and not run (base's own run by id) is listed, never counted
+        counts.pop(TestStatus.NOT_RUN)
         return cls(
             total=sum(counts.values()),
             passed=counts[TestStatus.PASSED],

@@ -254,8 +254,37 @@ def _own_gaps(result: CompareResult) -> list[str]:
     before, head = worst_by_id(result.before.testcases), worst_by_id(result.head.testcases)
     broke = [i for i, s in own.items() if s is TestStatus.PASSED and head.get(i) in FAILING]
     gone = unexcused(result, [i for i in own if i not in before and i not in head])
+    skipped = not_run_required(result)
     gaps = [
         bool(broke) and f"{len(broke)} test(s) that pass in base's own run fail on head",
         bool(gone) and f"{len(gone)} test(s) of base's own run are gone on both sides",
+        bool(skipped)
+        and f"base's own run did not run {len(skipped)} test(s) the verdict reads from it "
+        f"({_files(skipped)})",
     ]
     return [g for g in gaps if g]
+
+
+def not_run_required(result: CompareResult) -> list[str]:
+    """The tests base's own run lists as not run (collected, not run by id) that the rule of
+    ``verify.base_own`` runs: those that did not pass on before or on head, those of the test
+    files the PR edits or deletes, and those below a conftest it changes."""
+    if result.base_own is None:
+        return []
+    own = worst_by_id(result.base_own.testcases)
+    not_run = {i for i, s in own.items() if s is TestStatus.NOT_RUN}
+    if not not_run:
+        return []
+    edited = set(result.edited_test_paths)
+    scopes = [p.rpartition("/")[0] for p in edited if p.rpartition("/")[2] == "conftest.py"]
+    required = {
+        c.id
+        for c in result.base_own.testcases
+        if c.file in edited
+        or (c.file is not None and any(not f or c.file.startswith(f"{f}/") for f in scopes))
+    }
+    for side in (result.before, result.head):
+        required |= {
+            i for i, s in worst_by_id(side.testcases).items() if s is not TestStatus.PASSED
+        }
+    return sorted(not_run & required)

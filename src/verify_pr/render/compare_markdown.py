@@ -13,6 +13,7 @@ from verify_pr.markdown import inline_code
 from verify_pr.models.compare import CompareResult, CompareVerdict
 from verify_pr.render.compared import (
     SUMMARY_MAX_ROWS,
+    base_own_line,
     compared_line,
     paths_line,
     proof_lines,
@@ -48,6 +49,9 @@ def compare_summary_markdown(result: CompareResult, listed: Listed) -> str:
     changed = paths_line(result)
     if changed:
         lines += [changed, ""]
+    own = base_own_line(result)
+    if own:
+        lines += [own, ""]
     for title, paths in (
         ("Harness files changed by the PR", result.harness_files_changed),
         ("Conflicting paths", result.conflicts),

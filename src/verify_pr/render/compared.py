@@ -101,3 +101,21 @@ def removed_lines(result: CompareResult) -> list[str]:
             lines.append(f"- … and {len(ids) - SUMMARY_MAX_ROWS} more")
         lines.append("")
     return lines
+
+
+def base_own_line(result: CompareResult) -> str | None:
+    """How much of base's own run ran by id (None when it ran whole, or did not run)."""
+    from verify_pr.models.report import TestStatus
+
+    own = result.base_own
+    if own is None:
+        return None
+    not_run = sum(1 for c in own.testcases if c.status is TestStatus.NOT_RUN)
+    if not not_run:
+        return None
+    ran = len(own.testcases) - not_run
+    return (
+        f"Base's own run ran {ran} of the {len(own.testcases)} listed test results by id "
+        f"(base's ids from a collection of the whole of base); {not_run} not run: nothing "
+        "the verdict reads needs them."
+    )

@@ -42,6 +42,24 @@ PYTEST_MAIN = (
     f"import os, sys, types, pytest; {_MARK_XFAIL}; sys.path.insert(0, os.getcwd()); "
     "sys.exit(pytest.main(plugins=[p]))"
 )
+# Base's own collection (``verify.base_own``): the same command with ``--collect-only``, and a
+# plugin that, once collection has finished, hands junitxml one skipped result per collected
+# item, built from the item itself: the report's testcases are then named exactly as a run of
+# those items names them (junitxml forms the ids), and collection errors are written as in a
+# run. The skip's message says what it is: collected, not run.
+COLLECTED_MESSAGE = "verify-pr: collected, not run"
+_COLLECTED = (  # double quotes only, as _MARK_XFAIL
+    "import _pytest.reports; R = _pytest.reports.TestReport; "
+    "f = lambda session: [session.config.hook.pytest_runtest_logreport(report=R(nodeid=i.nodeid, "
+    "location=i.location, keywords={}, outcome=o, longrepr=l, when=w)) for i in session.items "
+    f'for (o, l, w) in (("skipped", (i.location[0], 1, "{COLLECTED_MESSAGE}"), "setup"), '
+    '("passed", None, "teardown"))]; '
+    'c = types.ModuleType("verify_pr_collect"); c.pytest_collection_finish = f'
+)
+PYTEST_COLLECT_MAIN = (
+    f"import os, sys, types, pytest; {_MARK_XFAIL}; {_COLLECTED}; sys.path.insert(0, os.getcwd()); "
+    "sys.exit(pytest.main(plugins=[p, c]))"
+)
 _REQUIREMENTS = (
     "requirements.txt",
     "requirements-dev.txt",
@@ -97,6 +115,15 @@ class PytestRunner:
         # the probe runs under the same flags and path (cwd first), so it sees what the tests do
         probe = python_tree.probe_command(packages, PYTHON)
         return f"{first}{env}{probe}; {env}{command}", tuple(packages)
+
+    @staticmethod
+    def collect_command(command: str) -> str | None:
+        """``command`` (one of :meth:`command_for`'s) as a collection of every test it would
+        run, named as the run names them; None when it is not one of ours."""
+        ours = f"-c '{PYTEST_MAIN}'"
+        if command.count(ours) != 1:
+            return None
+        return command.replace(ours, f"-c '{PYTEST_COLLECT_MAIN}'") + " --collect-only"
 
     def parse(self, report_bytes: ReportSource) -> TestReport:
         return parse_junit(report_bytes, dialect=JunitDialect.PYTEST, tree_root=self.tree_root)

@@ -29,7 +29,7 @@ from verify_pr.models.report import EXECUTED, FAILING, RedFlag
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.transitions import count
 from verify_pr.models.verdict import REASON_MAX_CHARS, Verdict, VerdictFile
-from verify_pr.verify import nothing, removed, unloaded
+from verify_pr.verify import base_own, nothing, removed, unloaded
 from verify_pr.verify.pairing import Findings, Pairing, findings, pair
 from verify_pr.verify.suite import SuiteOutcome
 from verify_pr.verify.testcases import image_gap_as_fail, worst_cases
@@ -48,6 +48,8 @@ class Side:
     load_errors_expected: bool = False  # before: a new test file may not load on old code
     # head: every test file it could not load also failed to load before the PR (``unloaded``)
     loads_predate: bool = False
+    # base's own run was its collection alone: nothing the verdict reads needed a run by id
+    collected_only: bool = False
 
     def blocked(self) -> str | None:
         result = self.outcome.verdict.sandbox
@@ -66,6 +68,8 @@ class Side:
         if report is None:
             why = "; ".join(self.outcome.verdict.reasons[:1]) or "no report"
             return [f"the {self.name} run has no usable report: {why}"]
+        if self.collected_only:
+            return []  # a collection: it ran no test and says so (``base_own``)
         reasons = []
         verdict = self.outcome.verdict
         if verdict.verdict not in (Verdict.PASS, Verdict.FAIL):
@@ -155,7 +159,10 @@ def decide(
     transitions = pairing.transitions
     if ev.refusal is not None:
         return Decision(CompareVerdict.NOT_PROVEN, [ev.refusal])
-    own = Side("base's own", ev.base_own, load_errors_expected=True) if ev.base_own else None
+    own = None
+    if ev.base_own is not None:
+        only = base_own.nothing_ran(ev.base_own)
+        own = Side("base's own", ev.base_own, load_errors_expected=True, collected_only=only)
     # head's test files that cannot load are forgiven only when they never loaded before the
     # PR either: in base's own run, untouched by the PR, with the same error
     loads = unloaded.judge(before.outcome, head.outcome, ev.base_own, ev.changed)

@@ -9,15 +9,14 @@ What is compared (as GitHub tests a PR, ``refs/pull/N/merge``):
   a code path to the test side (``placed``), never back.
 - before ("tests over base"): the base tip with after's version of every path that is not
   code. When there is none it is the base tip itself, run once.
-- base_own: the base tip with its own tests, run only when the PR edits or deletes a test
-  path of base (to know how those tests stood); limited to those files when pytest can. Run
-  whole, after head, when head cannot load a test file the PR does not change (``unloaded``).
+- base_own: the base tip with its own tests, when the PR edits or deletes a test path of base,
+  changes a path neither test nor code, moves a code path to the test side, or head cannot load
+  a test file the PR does not change: a collection of the whole of base, then a run by id of
+  what the verdict reads (``base_own``; whole where the runner cannot list its tests).
 """
 
 from __future__ import annotations
 
-import re
-import shlex
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ from verify_pr.sandbox import cancel, tree_files
 from verify_pr.sandbox.resources import DEFAULT_RESOURCES, Resources
 from verify_pr.sandbox.run import SandboxRun
 from verify_pr.verify import compare, early_proof, harness_closure, patch_coverage, rerun, unloaded
+from verify_pr.verify.base_own import OwnRun
 from verify_pr.verify.expected_failures import added_markers
 from verify_pr.verify.harness import harness_files
 from verify_pr.verify.parallel import SandboxPool
@@ -41,7 +41,6 @@ from verify_pr.verify.suite import SuiteOutcome, SuitePlan
 from verify_pr.verify.testpaths import TestPathRule, rule_for, split
 
 _Pool = SandboxPool[tuple[Path, SuitePlan], SuiteOutcome]
-_PLAIN_PATH = re.compile(r"[A-Za-z0-9._/+-]+")
 
 
 @dataclass(frozen=True)
@@ -137,26 +136,28 @@ def _compare(
     # a file neither test nor code (the PR's on both sides: a test it breaks fails on both)
     others = [p for p in shared if p not in tests]
     edited = [p for p in tests if _exists(trees.base, p) or not _is_module(rule, p)]
-    whole_own, own_plan = _plan(request, trees.base, base_plan.runner), None
+    # base's own run: a collection of the whole of base, then a run by id of what before and
+    # head name (``base_own``); whole where the runner cannot list its tests
+    own = OwnRun(_plan(request, trees.base, base_plan.runner), trees.base, edited, trees.changed)
     if edited or others:
-        own_plan = _own_plan(request, trees.base, rule, edited + others)
-        jobs.append((trees.base, own_plan))
+        jobs.append(own.first_job())
     futures = pool.start(jobs)  # the whole runs share the cores when they outnumber them
+    if edited or others:
+        own.started(futures[2])
     before, head = futures[0].result(), futures[1].result()
     coverage.take_head(head)
-    early = None
-    if own_plan is not None and not futures[2].done():  # the re-runs beside base's own run
-        known = (trees.base, before_tree, trees.after)
-        early = early_proof.start(
-            base_plan, known, code, (before, head), request.flake_runs, coverage, pool.run_all
-        )
-    base_own = futures[2].result() if own_plan is not None else None
+    # also needed when head cannot load a test file the PR does not change (``unloaded``)
+    own_needed = bool(edited or others or unloaded.untouched(head, trees.changed))
+    early, base_own = None, None
+    if own_needed:
+        own.submit((before, head), pool.submit)
+        if not own.done():  # the re-runs beside base's own run
+            known = (trees.base, before_tree, trees.after)
+            early = early_proof.start(
+                base_plan, known, code, (before, head), request.flake_runs, coverage, pool.run_all
+            )
+        base_own = own.result()
     outcomes = [before, head, *([base_own] if base_own else [])]
-    # a test file the PR does not change that head cannot load: forgiven only if base's own
-    # run, whole (nothing of the PR in it), cannot load it either (``unloaded``)
-    own_again = bool(unloaded.untouched(head, trees.changed)) and (
-        own_plan is None or own_plan.command != whole_own.command
-    )
     # the reports place tests where base's rule saw code: such a path goes to the test side
     # (and before runs again with it) or, when it is base's code and test at once, is mixed
     roots = (trees.base, trees.after)
@@ -172,20 +173,16 @@ def _compare(
         code = [p for p in code if p not in late.moved]
         shared = sorted({*shared, *late.moved})
         tests = sorted({*tests, *late.moved})
-        again = [(before_tree, _plan(request, before_tree, base_plan.runner))]
-        own_needed = own_again or (
-            base_own is None and any(_exists(trees.base, p) for p in late.moved)
-        )
-        if own_needed:
-            again.append((trees.base, whole_own))
         edited += [p for p in late.moved if _exists(trees.base, p)]
-        redone = pool.run_all(again)
-        before = redone[0]
-        base_own = redone[1] if own_needed else base_own
+        before = pool.run_all([(before_tree, _plan(request, before_tree, base_plan.runner))])[0]
+        # a path moved to the test side: base's own run, by what the new before run names
+        # (a whole one already run stands)
+        if base_own is None or own.collect is not None:
+            again = own.again(edited)
+            again.submit((before, head), pool.submit)
+            base_own = again.result()
         # what the new before run places in code is code and test at once, whatever it is
         mixed += [p for p in code if p in placed_files([before], roots)]
-    elif own_again:
-        base_own = pool.run_all([(trees.base, whole_own)])[0]
     mixed = sorted(set(mixed))
     # for NOTHING TO PROVE (``nothing``): the files of base the PR changes that hold tests
     placed = placed_files([before, head, base_own], roots)
@@ -336,24 +333,6 @@ def _plan(request: CompareRequest, base_tree: Path, runner: str | None = None) -
         command = f"{plan.command} --continue-on-collection-errors"
         return SuitePlan(plan.runner, command, plan.report_path, plan.parse_name)
     return plan
-
-
-def _own_plan(
-    request: CompareRequest, base_tree: Path, rule: TestPathRule, edited: list[str]
-) -> SuitePlan:
-    """Base's own run, limited to the edited test modules when pytest can take them as
-    arguments (every one a plain-named test module, no conftest or data file)."""
-    plan = _plan(request, base_tree)
-    modules = [p for p in edited if p.endswith(".py") and _is_module(rule, p)]
-    if (
-        plan.runner != RunnerName.PYTEST
-        or len(modules) != len(edited)
-        or len(modules) > 100
-        or not all(_PLAIN_PATH.fullmatch(p) and not p.startswith("-") for p in modules)
-    ):
-        return plan
-    words = " ".join(shlex.quote(p) for p in modules)
-    return SuitePlan(plan.runner, f"{plan.command} -- {words}", plan.report_path, plan.parse_name)
 
 
 def _is_module(rule: TestPathRule, path: str) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from types import TracebackType
@@ -45,8 +44,10 @@ def _by_memory(resources: Resources, available_bytes: int) -> int:
 
 
 def usable_cores() -> int:
-    """The cores this process may run on (its affinity, not the machine's count)."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    """The cores this job really has: its affinity, within its cgroup's CPU quota (``cores``)."""
+    from verify_pr.verify import cores
+
+    return cores.usable()
 
 
 def available_bytes() -> int:

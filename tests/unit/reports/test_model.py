@@ -96,6 +96,7 @@ def test_line_is_one_based(line: int) -> None:
 
 def test_worst_by_id_walks_every_status() -> None:
     order = [
+        TestStatus.NOT_RUN,
         TestStatus.SKIPPED,
         TestStatus.PASSED,
         TestStatus.EXPECTED_FAILURE,

@@ -1,0 +1,51 @@
+"""The floor of one compare: the CPU its verdict's sandbox runs need, divided by the cores.
+
+    python -m bench.compare_floor CORES compare --git REPO --base SHA --head SHA [compare flags]
+
+Runs ``verify-pr compare`` in this process with its pool one sandbox wide (``parallel.
+pool_width`` patched to 1), so every sandbox run it makes (before, head, base's own collection
+and run by id, each re-run) runs alone, and times each one (``compare_run._run``). A run alone
+at its ``--cpus 1`` keeps one core busy for its wall time (the suites are CPU-bound), so the
+sum of the walls is the CPU the verdict's runs need; the floor is that sum over ``CORES``, and
+no less than the longest single run (a run cannot be split across cores). Host work (export,
+checks, pairing) is left out: the floor is what no schedule can beat. Prints one JSON line:
+``{"runs": [[seconds, what], ...], "cpu": s, "floor": s}``. Not a test: compare_bench uses it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from verify_pr.verify.suite import SuiteOutcome, SuitePlan
+
+
+def main(argv: list[str]) -> int:
+    from verify_pr.verify import cli, compare_run, parallel
+
+    cores = float(argv[0])
+    runs: list[tuple[float, str]] = []
+    inner = compare_run._run
+
+    def timed(request: compare_run.CompareRequest, tree: Path, plan: SuitePlan) -> SuiteOutcome:
+        start = time.perf_counter()
+        try:
+            return inner(request, tree, plan)
+        finally:
+            runs.append((time.perf_counter() - start, f"{tree.name} ...{plan.command[-50:]}"))
+
+    compare_run._run = timed  # type: ignore[assignment]
+    parallel.pool_width = lambda *_args, **_kw: 1  # type: ignore[assignment]
+    code = cli.main(argv[1:])
+    cpu = sum(s for s, _ in runs)
+    floor = max([cpu / cores, *(s for s, _ in runs)]) if runs else 0.0
+    print(json.dumps({"runs": runs, "cpu": cpu, "floor": floor, "exit": code}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
