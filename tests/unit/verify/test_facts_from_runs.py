@@ -42,13 +42,18 @@ def test_a_path_is_code_only_when_known_to_be_code(tmp_path: Path, path: str, ki
 
 
 def test_a_package_testing_folder_is_code_and_a_top_level_one_is_tests(tmp_path: Path) -> None:
+    """A ``testing`` subpackage the product imports is code (numpy's); one only the tests
+    import is their support (issue 33, class 2)."""
     (tmp_path / "mypkg" / "testing").mkdir(parents=True)
-    (tmp_path / "mypkg" / "__init__.py").write_text("")
+    (tmp_path / "mypkg" / "__init__.py").write_text("from mypkg import testing\n")
     (tmp_path / "mypkg" / "testing" / "__init__.py").write_text("")
     (tmp_path / "testing").mkdir()
     paths = ["mypkg/testing/utils.py", "testing/test_x.py", "testing/helpers.py"]
     rule = rule_for(tmp_path, "pytest", paths)
     assert split(paths, rule) == (["testing/helpers.py", "testing/test_x.py"], paths[:1])
+    # nothing of the product imports it: the tests' support
+    (tmp_path / "mypkg" / "__init__.py").write_text("")
+    assert rule_for(tmp_path, "pytest", paths).is_test("mypkg/testing/utils.py")
     # positive control: without the package's __init__.py it is a test folder again
     (tmp_path / "mypkg" / "__init__.py").unlink()
     rule = rule_for(tmp_path, "pytest", paths)
