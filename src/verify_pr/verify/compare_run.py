@@ -207,6 +207,7 @@ def _compare(
         unconfirmed=confirmation.unconfirmed,
         reruns=request.flake_runs if confirmation.checked else 0,
         rerun_ids=confirmation.rerun,
+        rerun_whole=confirmation.whole,
         harness_notes=tuple(scan.reasons(request.strict_harness)),
         mixed=tuple(mixed),
         # the startup modules the head run read from the image, checked against base's tree
