@@ -31,7 +31,15 @@ from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.sandbox import tree_files
 from verify_pr.sandbox.resources import DEFAULT_RESOURCES, Resources
 from verify_pr.sandbox.run import SandboxRun
-from verify_pr.verify import compare, early_proof, harness_closure, patch_coverage, rerun, unloaded
+from verify_pr.verify import (
+    bun_markers,
+    compare,
+    early_proof,
+    harness_closure,
+    patch_coverage,
+    rerun,
+    unloaded,
+)
 from verify_pr.verify.expected_failures import added_markers
 from verify_pr.verify.harness import harness_files
 from verify_pr.verify.parallel import SandboxPool
@@ -188,7 +196,7 @@ def _compare(
     # for NOTHING TO PROVE (``nothing``): the files of base the PR changes that hold tests
     placed = placed_files([before, head, base_own], roots)
     tested = tuple(p for p in trees.changed if p in placed and _exists(trees.base, p))
-    pairing = compare.pair(before, head, base_own, mixed)
+    pairing = compare.pair(before, head, base_own, mixed, _doubtful(base_plan, trees.after, head))
     confirmation = early_proof.kept(early, pairing.proofs, late.moved, coverage)
     if confirmation is None:
         confirmation = rerun.confirm(
@@ -231,6 +239,13 @@ def _compare(
     )
     result = result.model_copy(update={"patch_coverage": coverage.result(code)})
     return CompareRun(result, before, head, base_own, findings=pairing.findings)
+
+
+def _doubtful(plan: SuitePlan, after: Path, head: SuiteOutcome) -> dict[str, str]:
+    """bun's test files whose tests could be expected failures it does not report."""
+    if plan.runner != RunnerName.BUN:
+        return {}
+    return bun_markers.doubtful(after, (c.file for c in head.verdict.testcases))
 
 
 def _before_tree(trees: _Trees, work: Path, shared: list[str]) -> Path:
