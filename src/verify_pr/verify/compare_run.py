@@ -16,6 +16,7 @@ What is compared (as GitHub tests a PR, ``refs/pull/N/merge``):
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shlex
 import shutil
@@ -43,7 +44,7 @@ from verify_pr.verify import (
 from verify_pr.verify.expected_failures import added_markers
 from verify_pr.verify.harness import harness_files
 from verify_pr.verify.parallel import SandboxPool
-from verify_pr.verify.placed import late_tests, placed_files
+from verify_pr.verify.placed import late_tests, linked_to, placed_files
 from verify_pr.verify.suite import SuiteOutcome, SuitePlan
 from verify_pr.verify.testpaths import TestPathRule, rule_for, split
 
@@ -196,7 +197,11 @@ def _compare(
     # for NOTHING TO PROVE (``nothing``): the files of base the PR changes that hold tests
     placed = placed_files([before, head, base_own], roots)
     tested = tuple(p for p in trees.changed if p in placed and _exists(trees.base, p))
-    pairing = compare.pair(before, head, base_own, mixed, _doubtful(base_plan, trees.after, head))
+    # a test module that is a link to a mixed file places its tests under the link's name
+    mixed_links = sorted({*mixed, *linked_to(placed, roots, mixed)})
+    pairing = compare.pair(
+        before, head, base_own, mixed_links, _doubtful(base_plan, trees.after, head)
+    )
     confirmation = early_proof.kept(early, pairing.proofs, late.moved, coverage)
     if confirmation is None:
         confirmation = rerun.confirm(
@@ -334,7 +339,10 @@ def _plan(request: CompareRequest, base_tree: Path, runner: str | None = None) -
         # A new test file that cannot import on base's code must not stop the others: the
         # same flag on every run keeps the runs alike.
         command = f"{plan.command} --continue-on-collection-errors"
-        return SuitePlan(plan.runner, command, plan.report_path, plan.parse_name)
+        # the import probe's packages stay with the plan: without them the run never checks
+        # where they resolved (a package the PR turns into a namespace package imports the
+        # image's copy on head)
+        return dataclasses.replace(plan, command=command)
     return plan
 
 

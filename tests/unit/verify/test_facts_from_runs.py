@@ -267,3 +267,15 @@ def test_the_test_rule_reads_the_config_pytest_reads_first(tmp_path: Path) -> No
     rule = rule_for(tmp_path, "pytest")
     assert rule.source == ".pytest.ini" and rule.is_test("check_x.py")
     assert not rule.is_test("other_x.py")
+
+
+def test_a_folder_with_python_only_in_subpackages_is_probed(tmp_path: Path) -> None:
+    """A package the PR turns into a namespace package (its __init__.py deleted), with its
+    modules only in subpackages: the probe asks where it resolves (issue 33)."""
+    from verify_pr.runners.python_tree import tree_modules
+
+    (tmp_path / "attrs" / "impl").mkdir(parents=True)
+    (tmp_path / "attrs" / "impl" / "core.py").write_text("")
+    (tmp_path / "data" / "deep").mkdir(parents=True)
+    (tmp_path / "data" / "deep" / "x.json").write_text("{}")
+    assert tree_modules(tmp_path) == ["attrs"]
