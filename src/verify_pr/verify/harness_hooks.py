@@ -10,7 +10,8 @@ Two ways the runner's own hooks reach code the name rule and the import closure 
 - A product module a harness file imports (``from helper import *`` in a conftest, the tests
   importing ``helper`` too) that defines hooks: the conftest takes them into its namespace and
   pytest runs them as the conftest's. Such a module is harness where the hooks are
-  (``defines_hooks``: a ``pytest_*`` function or name, a ``hookimpl``, an ``autouse`` fixture,
+  (``defines_hooks``: a ``pytest_*`` function or name, a ``@...hookimpl`` decorator, a fixture
+  whose ``autouse=`` is not ``False``,
   read from its bytes, in either tree, or from a module it star-imports).
 
 Pure: bytes in, answers out. ``harness_closure`` walks the trees.
@@ -29,7 +30,7 @@ PLUGINS_NAME = b"pytest_plugins"
 _HOOKS = re.compile(
     rb"(?m)^[ \t]*(?:async[ \t]+)?def[ \t]+pytest_\w+"
     rb"|^[ \t]*pytest_\w+[ \t]*(?::[^=\n]*)?="
-    rb"|\bhookimpl\b|\bautouse\b"
+    rb"|^[ \t]*@[\w.]*hookimpl\b|\bautouse[ \t]*=[ \t]*(?!False\b)\w"
 )
 _STAR = re.compile(rb"(?m)(?:^|;)[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*\(?[ \t]*\*")
 

@@ -47,6 +47,9 @@ def test_plugins_fail_closed_to_every_string(text: str) -> None:
         ("@pytest.fixture(autouse=True)\ndef guard():\n    yield\n", True),
         ("def add(a, b):\n    return a + b\n", False),
         ("def helper_pytest_like():\n    pass\n", False),
+        ('"""Marks a hookimpl; see autouse fixtures."""\nHookimplMarker = object\n', False),
+        ("@pytest.fixture(autouse=False)\ndef opt_in():\n    yield\n", False),
+        ("@fixture(autouse = flag)\ndef guard():\n    yield\n", True),
     ],
 )
 def test_hooks_read_from_the_bytes(text: str, hooks: bool) -> None:
