@@ -8,15 +8,19 @@
 // with a semicolon, and no single quote may appear.
 "use strict";
 const circus = require("jest-circus/runner");
-// the tests whose own body failed (test_fn_failure): a failed test not among them failed
-// outside its body (a beforeEach or beforeAll hook threw, and jest-circus never ran it)
+// the tests whose own body failed (test_fn_failure), and the tests and blocks a hook failed
+// for (hook_failure: a beforeEach or afterEach names its test, a beforeAll or afterAll its
+// block): a failed test a hook failed for, whose body did not fail, failed outside its body
 const bodyFailed = new WeakSet();
+const hookFailed = new WeakSet();
 // the tests in jest-circus's own result order (makeTestResults: depth first, in order)
-const walk = (block, out) => {
+const walk = (block, out, inherited) => {
+  const blockFailed = inherited || hookFailed.has(block);
   for (const child of block.children) {
-    if (child.type === "describeBlock") walk(child, out);
+    if (child.type === "describeBlock") walk(child, out, blockFailed);
     else if (child.type === "test") {
-      const outside = child.errors.length > 0 && !bodyFailed.has(child);
+      const hooked = blockFailed || hookFailed.has(child);
+      const outside = child.errors.length > 0 && hooked && !bodyFailed.has(child);
       out.push([child.name, child.failing === true, outside]);
     }
   }
@@ -28,7 +32,8 @@ module.exports = async (globalConfig, config, environment, runtime, testPath, se
   // jest-circus calls the environment handleTestEvent on every event, with its state
   const hook = function (event, state) {
     if (event.name === "test_fn_failure") bodyFailed.add(event.test);
-    if (event.name === "run_finish") flags = walk(state.rootDescribeBlock, []);
+    if (event.name === "hook_failure") hookFailed.add(event.test || event.describeBlock);
+    if (event.name === "run_finish") flags = walk(state.rootDescribeBlock, [], false);
     return typeof own === "function" ? own.call(environment, event, state) : undefined;
   };
   try {
