@@ -40,6 +40,9 @@ LOAD_ERROR_NAME = "(test file failed to run)"
 # What verify-pr's recorders (runners/failing_recorder.py) write on each assertion result:
 # the test's test.failing / test.fails flag, read from the runner's own state.
 RECORD_KEY = "verifyPrFailing"
+# ... and whether a failed test failed outside its own body (a beforeEach/beforeAll hook threw):
+# such a result is an error, as pytest's setup errors are (``pairing.pair`` then discounts it).
+OUTSIDE_KEY = "verifyPrOutside"
 # One value decoded whole (a result, a suite's message) may be as large as the report itself,
 # with this floor; it is the only part of the report in memory at a time.
 MIN_VALUE_CHARS = 1024 * 1024
@@ -74,6 +77,7 @@ class _Assertion(_Read):
     failureMessages: Annotated[list[str], Field(max_length=MAX_FAILURE_MESSAGES)] = []
     location: _Location | None = None
     verifyPrFailing: bool | None = None  # RECORD_KEY: strictly a bool when present
+    verifyPrOutside: bool | None = None  # OUTSIDE_KEY: strictly a bool when present
 
 
 class _Suite(_Read):
@@ -131,7 +135,7 @@ def parse_jest_json(
         report.numRuntimeErrorTestSuites is None or report.wasInterrupted is None
     ):
         raise ReportError(f"{what}: numRuntimeErrorTestSuites or wasInterrupted is missing")
-    walk.flags.extend(_summary_flags(report, walk.cases, walk.assertions))
+    walk.flags.extend(_summary_flags(report, walk.cases, walk.assertions, walk.failed))
     if walk.unrecorded:
         walk.flags.append(RedFlag.FAILING_UNRECORDED)
     return TestReport.build(
@@ -158,6 +162,7 @@ class _Walk:
         self.cases: list[TestCase] = []
         self.flags: list[RedFlag] = []
         self.assertions = 0
+        self.failed = 0  # failed results (errors outside their body too: jest counts them)
         self.suites = 0
 
     def document(self) -> _Report:
@@ -193,12 +198,14 @@ class _Walk:
         if results is None:
             raise ReportError(f"{self.what}: a suite has no assertionResults")
         suite = _validated(_Suite, fields, self.what, f"testResults.{self.suites - 1}")
-        cases = _suite_cases(suite, results, self.tree_root, self.flags)
+        cases = _suite_cases(suite, results, self.tree_root, self.flags, self.recorded)
         if self.recorded:
             self.unrecorded += sum(
                 a.verifyPrFailing is None and c.status is TestStatus.PASSED
                 for a, c in zip(results, cases, strict=False)
             )
+        bad = (TestStatus.FAILED, TestStatus.ERROR)
+        self.failed += sum(c.status in bad for c in cases[: len(results)])
         self.cases.extend(cases)
 
     def results(self) -> Iterator[_Assertion]:
@@ -218,10 +225,14 @@ def _validated(model: type[_M], value: Any, what: str, at: str) -> _M:  # noqa: 
 
 
 def _suite_cases(
-    suite: _Suite, results: list[_Assertion], tree_root: str, flags: list[RedFlag]
+    suite: _Suite,
+    results: list[_Assertion],
+    tree_root: str,
+    flags: list[RedFlag],
+    recorded: bool = False,
 ) -> list[TestCase]:
     file = repo_relative(suite.name, tree_root)
-    cases = [_assertion_case(a, file) for a in results]
+    cases = [_assertion_case(a, file, recorded) for a in results]
     failed = any(c.status is TestStatus.FAILED for c in cases)
     if suite.status == "failed" and not failed:
         # The file failed outside any test: a load error, a hook, process.exit at top level.
@@ -239,13 +250,17 @@ def _suite_cases(
     return cases
 
 
-def _assertion_case(a: _Assertion, file: str | None) -> TestCase:
+def _assertion_case(a: _Assertion, file: str | None, recorded: bool = False) -> TestCase:
     line = a.location.line if a.location is not None and a.location.line >= 1 else None
     status = _STATUS[a.status]
     if a.failureMessages:
         # A failure message is failure evidence whatever the status says: a todo, pending,
         # skipped (or passed) case that carries one counts as failed.
         status = TestStatus.FAILED
+        if a.verifyPrOutside or (recorded and a.verifyPrOutside is None):
+            # a hook threw (or the recorder could not say it did not): outside its own body,
+            # an error as pytest's setup errors are, never the test's own failure
+            status = TestStatus.ERROR
     elif status is TestStatus.PASSED and a.verifyPrFailing:
         # test.failing / test.fails whose body failed: the runner's pass, never ours
         status = TestStatus.EXPECTED_FAILURE
@@ -260,7 +275,9 @@ def _assertion_case(a: _Assertion, file: str | None) -> TestCase:
     )
 
 
-def _summary_flags(report: _Report, cases: list[TestCase], assertions: int) -> list[RedFlag]:
+def _summary_flags(
+    report: _Report, cases: list[TestCase], assertions: int, failed: int
+) -> list[RedFlag]:
     flags: list[RedFlag] = []
     if report.numRuntimeErrorTestSuites:
         flags.append(RedFlag.RUNTIME_ERROR_SUITES)
@@ -269,7 +286,6 @@ def _summary_flags(report: _Report, cases: list[TestCase], assertions: int) -> l
     bad = sum(c.status in (TestStatus.FAILED, TestStatus.ERROR) for c in cases)
     if not report.success and bad == 0:
         flags.append(RedFlag.NOT_SUCCESS)
-    failed = sum(c.status is TestStatus.FAILED for c in cases)
     if (
         report.numTotalTests != assertions
         or report.numFailedTests != failed

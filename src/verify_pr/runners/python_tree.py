@@ -115,7 +115,8 @@ def tree_packages(tree: Path) -> list[str]:
 
 
 # top-level files that are tools of the project, not modules its tests import
-_NOT_MODULES = frozenset({"conftest", "setup", "noxfile", "fabfile", "__init__", "__main__"})
+# (src: the layout's root, on the path itself, never a module)
+_NOT_MODULES = frozenset({"conftest", "setup", "noxfile", "fabfile", "__init__", "__main__", "src"})
 
 
 def tree_modules(tree: Path) -> list[str]:
@@ -143,12 +144,31 @@ def tree_modules(tree: Path) -> list[str]:
     return [*packages, *sorted(more - set(packages))][:MAX_PACKAGES]
 
 
+# folders read below a namespace package candidate, looking for a Python file at any depth
+MAX_NAMESPACE_SCAN = 200
+
+
 def _holds_python(folder: Path) -> bool:
-    try:
-        with os.scandir(folder) as entries:
-            return any(e.name.endswith(".py") and e.is_file(follow_symlinks=False) for e in entries)
-    except OSError:
-        return False
+    """A Python file in ``folder`` or below it (bounded, links not followed): a folder whose
+    only modules sit in subpackages is a namespace package too (a PR that deletes a package's
+    ``__init__.py`` lets an installed copy of the same name win over it; the probe must ask).
+    A scan that reaches its bound answers yes (the probe asks one name more)."""
+    stack, read = [folder], 0
+    while stack:
+        read += 1
+        if read > MAX_NAMESPACE_SCAN:
+            return True
+        try:
+            with os.scandir(stack.pop()) as entries:
+                listed = list(entries)
+        except OSError:
+            continue
+        for entry in listed:
+            if entry.name.endswith(".py") and entry.is_file(follow_symlinks=False):
+                return True
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(Path(entry.path))
+    return False
 
 
 RUNNER_MODULES_TAG = "verify-pr-runner-modules:"

@@ -31,6 +31,7 @@ from verify_pr.models.transitions import count
 from verify_pr.models.verdict import REASON_MAX_CHARS, Verdict, VerdictFile
 from verify_pr.verify import base_own, nothing, removed, unloaded
 from verify_pr.verify.pairing import Findings, Pairing, findings, pair
+from verify_pr.verify.rerun import claim
 from verify_pr.verify.suite import SuiteOutcome
 from verify_pr.verify.testcases import image_gap_as_fail, worst_cases
 from verify_pr.verify.trees import overlay_harness, overlay_paths
@@ -120,6 +121,7 @@ class Evidence:
     reruns: int = 0
     # the FAIL_TO_PASS tests re-run ``reruns`` times per side (None: every one of them)
     rerun_ids: tuple[str, ...] | None = None
+    rerun_whole: tuple[str, ...] = ()  # of those, re-run with the whole suite (no selector)
     refusal: str | None = None  # nothing ran: conflicts, already merged...
     harness_notes: tuple[str, ...] = ()  # harness beyond names, empty submodules (closure)
     # code files the PR changes in which a run placed tests (doctests, in-source tests): the
@@ -238,13 +240,7 @@ def decide(
         reasons += gaps
     if reasons:
         return Decision(CompareVerdict.NOT_PROVEN, reasons)
-    rerun = ""
-    if ev.reruns:
-        checked = len(f2p) if ev.rerun_ids is None else len(set(ev.rerun_ids) & set(f2p))
-        who = "each" if checked == len(f2p) else f"the first {checked}"
-        rerun = (
-            f", {who} confirmed by id without the rest of the suite {ev.reruns} time(s) per side"
-        )
+    rerun = claim(f2p, ev.rerun_ids, ev.rerun_whole, ev.reruns)
     return Decision(
         CompareVerdict.VERIFIED,
         [

@@ -17,6 +17,7 @@ What is compared (as GitHub tests a PR, ``refs/pull/N/merge``):
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -30,12 +31,20 @@ from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.sandbox import cancel, tree_files
 from verify_pr.sandbox.resources import DEFAULT_RESOURCES, Resources
 from verify_pr.sandbox.run import SandboxRun
-from verify_pr.verify import compare, early_proof, harness_closure, patch_coverage, rerun, unloaded
+from verify_pr.verify import (
+    bun_markers,
+    compare,
+    early_proof,
+    harness_closure,
+    patch_coverage,
+    rerun,
+    unloaded,
+)
 from verify_pr.verify.base_own import OwnRun
 from verify_pr.verify.expected_failures import added_markers
 from verify_pr.verify.harness import harness_files
 from verify_pr.verify.parallel import SandboxPool
-from verify_pr.verify.placed import late_tests, placed_files
+from verify_pr.verify.placed import late_tests, linked_to, placed_files
 from verify_pr.verify.removed import judge_removed
 from verify_pr.verify.suite import SuiteOutcome, SuitePlan
 from verify_pr.verify.testpaths import TestPathRule, rule_for, split
@@ -187,7 +196,11 @@ def _compare(
     # for NOTHING TO PROVE (``nothing``): the files of base the PR changes that hold tests
     placed = placed_files([before, head, base_own], roots)
     tested = tuple(p for p in trees.changed if p in placed and _exists(trees.base, p))
-    pairing = compare.pair(before, head, base_own, mixed)
+    # a test module that is a link to a mixed file places its tests under the link's name
+    mixed_links = sorted({*mixed, *linked_to(placed, roots, mixed)})
+    pairing = compare.pair(
+        before, head, base_own, mixed_links, _doubtful(base_plan, trees.after, head)
+    )
     confirmation = early_proof.kept(early, pairing.proofs, late.moved, coverage)
     if confirmation is None:
         confirmation = rerun.confirm(
@@ -218,6 +231,7 @@ def _compare(
         unconfirmed=confirmation.unconfirmed,
         reruns=request.flake_runs if confirmation.checked else 0,
         rerun_ids=confirmation.rerun,
+        rerun_whole=confirmation.whole,
         harness_notes=tuple(scan.reasons(request.strict_harness)),
         mixed=tuple(mixed),
         # the startup modules the head run read from the image, checked against base's tree
@@ -243,6 +257,13 @@ def _compare(
     )
     result = result.model_copy(update={"patch_coverage": coverage.result(code)})
     return CompareRun(result, before, head, base_own, findings=pairing.findings)
+
+
+def _doubtful(plan: SuitePlan, after: Path, head: SuiteOutcome) -> dict[str, str]:
+    """bun's test files whose tests could be expected failures it does not report."""
+    if plan.runner != RunnerName.BUN:
+        return {}
+    return bun_markers.doubtful(after, (c.file for c in head.verdict.testcases))
 
 
 def _before_tree(trees: _Trees, work: Path, shared: list[str]) -> Path:
@@ -331,7 +352,10 @@ def _plan(request: CompareRequest, base_tree: Path, runner: str | None = None) -
         # A new test file that cannot import on base's code must not stop the others: the
         # same flag on every run keeps the runs alike.
         command = f"{plan.command} --continue-on-collection-errors"
-        return SuitePlan(plan.runner, command, plan.report_path, plan.parse_name)
+        # the import probe's packages stay with the plan: without them the run never checks
+        # where they resolved (a package the PR turns into a namespace package imports the
+        # image's copy on head)
+        return dataclasses.replace(plan, command=command)
     return plan
 
 

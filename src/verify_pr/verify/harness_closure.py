@@ -23,13 +23,22 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from verify_pr.sandbox import tree_files
+from verify_pr.verify import harness_hooks
 from verify_pr.verify.harness import HARNESS_DIRS, is_harness_path
-from verify_pr.verify.harness_refs import PathRef, Ref, python_imports, references, scannable
+from verify_pr.verify.harness_refs import (
+    PathRef,
+    Ref,
+    python_imports,
+    references,
+    roots,
+    scannable,
+)
 
 MAX_WALK_ENTRIES = 500_000  # entries walked per tree (as the sandbox guard allows)
 MAX_CLOSURE_FILES = 2_000  # files in the closure
 MAX_SCAN_BYTES = 1 << 20  # bytes read of one file
 MAX_NOTES = 8  # reasons naming single paths; the rest are counted
+MAX_STAR_DEPTH = 4  # star imports followed from a module a harness file imports, for hooks
 
 
 @dataclass(frozen=True)
@@ -79,8 +88,28 @@ class _View:
     product: tuple[str, ...] = ()  # folder prefixes of the tree's own packages ("pkg/")
     tested: frozenset[str] = frozenset()  # the files the test modules import
 
+    hooked: dict[str, bool] = field(default_factory=dict)  # ``hooks`` answers, by path
+
     def is_product(self, path: str) -> bool:
         return path.startswith(self.product) or path in self.tested
+
+    def hooks(self, path: str, depth: int = 0) -> bool:
+        """Whether either tree's version of ``path`` defines pytest hooks, itself or through
+        a module it star-imports (``harness_hooks``): product code imported for its hooks is
+        harness where the hooks are."""
+        if path not in self.hooked:
+            self.hooked[path] = False  # a star-import cycle ends here
+            texts, _cut = self.read(path)
+            found = any(harness_hooks.defines_hooks(t) for t in texts)
+            if not found and depth < MAX_STAR_DEPTH:
+                found = any(
+                    self.hooks(f, depth + 1)
+                    for t in texts
+                    for m in harness_hooks.star_imports(t)
+                    for f in _star_files(self, path, m)
+                )
+            self.hooked[path] = found
+        return self.hooked[path]
 
     def is_file(self, path: str) -> bool:
         return any(path in w.files or path in w.links for w in self.walks)
@@ -117,6 +146,19 @@ def _module_files(view: _View, root: str, dotted: str) -> list[str]:
     return found
 
 
+def _star_files(view: _View, path: str, module: str) -> list[str]:
+    """The files ``from module import *`` in ``path`` runs (relative imports resolved)."""
+    level = len(module) - len(module.lstrip("."))
+    dotted = module[level:]
+    if not level:
+        return [f for root in roots(path) for f in _module_files(view, root, dotted)]
+    folder = PurePosixPath(path).parent
+    for _ in range(level - 1):
+        folder = folder.parent
+    where = "" if str(folder) == "." else str(folder)
+    return _module_files(view, where, dotted) if dotted else []
+
+
 def _files(view: _View, refs: Iterable[Ref], product: bool = True) -> list[str]:
     """The tree files the references reach, in order; an imported module of the product
     (``_View.is_product``) only when ``product``."""
@@ -128,7 +170,7 @@ def _files(view: _View, refs: Iterable[Ref], product: bool = True) -> list[str]:
             continue
         files = _module_files(view, ref.root, ref.dotted)
         keep = product or not ref.imported
-        found += files if keep else [f for f in files if not view.is_product(f)]
+        found += files if keep else [f for f in files if not view.is_product(f) or view.hooks(f)]
     return found
 
 
@@ -187,6 +229,22 @@ def _tested(view: _View, is_test: Callable[[str], bool] | None) -> frozenset[str
     return frozenset(closure(view, modules, imports_only=True).why) - set(modules)
 
 
+def _test_module_plugins(
+    view: _View, walks: Sequence[Walk], is_test: Callable[[str], bool], seeds: dict[str, str]
+) -> dict[str, str]:
+    """The modules the test modules' ``pytest_plugins`` name: pytest loads each as a plugin
+    when it imports the test module, so each is harness wherever it is."""
+    found: dict[str, str] = {}
+    modules = sorted({p for w in walks for p in w.files if p.endswith(".py") and is_test(p)})
+    for path in modules:
+        texts, _cut = view.read(path)  # a cut file is named by the closure's own scan
+        for text in texts:
+            for target in _files(view, harness_hooks.plugin_refs(path, text)):
+                if target not in seeds:
+                    found.setdefault(target, f"the test module {path} names it in pytest_plugins")
+    return found
+
+
 @dataclass(frozen=True)
 class HarnessScan:
     """What the PR changes that judges it, and why beyond a file's name."""
@@ -242,6 +300,8 @@ def scan(
             landed = resolve(walked, path)
             if is_harness_path(path) and landed and landed not in seeds:
                 seeds[landed] = f"the harness file {path} links to it"
+    if is_test is not None:
+        seeds.update(_test_module_plugins(view, walks, is_test, seeds))
     found = Closure()
     for _ in range(4):  # a rename adds a seed, which may reach another rename
         found = closure(view, seeds)

@@ -133,6 +133,12 @@ def _named(path: str, text: bytes, modules: bool) -> list[Ref]:
     return found
 
 
+def named_refs(path: str, text: bytes) -> list[Ref]:
+    """What the strings of Python source name: dotted modules and tree paths (as a conftest's
+    ``pytest_plugins`` names them)."""
+    return _named(path, text, modules=True)
+
+
 def references(path: str, text: bytes) -> list[Ref]:
     """What one harness file refers to, by its kind, in order."""
     if PurePosixPath(path).name == ENTRY_POINTS:

@@ -102,11 +102,14 @@ def pair(
     head: SuiteOutcome,
     base_own: SuiteOutcome | None = None,
     mixed: Sequence[str] = (),
+    doubtful: Mapping[str, str] | None = None,
 ) -> Pairing:
     """Pair the runs. A FAIL_TO_PASS test is discounted (never a proof) when it lives in a
     file that is code and test at once (``mixed``), or when it passed in base's own run and
     failed on before only outside its own body: its file could not load, or its setup erred
-    (a fixture, an autouse guard or an import the PR changed around an untouched test)."""
+    (a fixture, an autouse guard or an import the PR changed around an untouched test).
+    ``doubtful``: test files whose tests' status could be inverted by a marker the runner
+    does not report (``bun_markers``), with why: no test of theirs proves anything."""
     from verify_pr.verify.loaderrors import load_error_texts
 
     texts = load_error_texts(before.run.report)
@@ -125,6 +128,8 @@ def pair(
         case = head_cases.get(item.id) or before_cases.get(item.id)
         if case is not None and case.file in mixed_set:
             discounted[item.id] = f"its file {case.file} is code the PR changes, and a test"
+        elif case is not None and case.file and case.file in (doubtful or {}):
+            discounted[item.id] = (doubtful or {})[case.file]
         elif own.get(item.id) is TestStatus.PASSED and item.id not in listed_before:
             discounted[item.id] = (
                 "it passed in base's own run; on base's code with the PR's tests only its "

@@ -66,3 +66,11 @@ def resolve(tree: Path, path: str) -> str | None:
         return None
     landed, hops = found
     return landed if hops and landed != path else None
+
+
+def linked_to(placed: set[str], trees: Sequence[Path], targets: Iterable[str]) -> set[str]:
+    """The placed files that are links landing on one of ``targets`` in a tree: a test module
+    that is a link to a file that is code and test at once is that file (its tests prove
+    nothing either)."""
+    wanted = set(targets)
+    return {p for p in placed for tree in trees if resolve(tree, p) in wanted}

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from verify_pr.contract import new_report_path
+from verify_pr.contract import RunnerName, new_report_path
 from verify_pr.models.report import FAILING, STATUS_RANK, TestCase, TestReport, TestStatus
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.verify.select import batch_selector, modules_in, repeated_selector
@@ -44,6 +44,8 @@ class Confirmation:
     # the FAIL_TO_PASS tests that were re-run (the first MAX_RERUN_IDS): what the verdict's
     # reason and each proof's ``reruns`` may claim, and no more
     rerun: tuple[str, ...] = ()
+    # of those, the ones re-run with the whole suite: no selector reaches their id
+    whole: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -83,16 +85,17 @@ def confirm(
     is_module = modules_in(before_tree, after_tree)
     together = [c for c in cases if batch_selector(plan.runner, [c], is_module) is not None]
     groups = []
-    if together:
-        repeated = repeated_selector(plan.runner, together, flake_runs)
+    for alone in _apart(plan.runner, together):
+        repeated = repeated_selector(plan.runner, alone, flake_runs)
         if repeated is not None:
-            groups.append(_Group(repeated, together, flake_runs))
+            groups.append(_Group(repeated, alone, flake_runs))
         else:
-            words = batch_selector(plan.runner, together, is_module) or ""
-            groups.append(_Group(words, together))
+            words = batch_selector(plan.runner, alone, is_module) or ""
+            groups.append(_Group(words, alone))
     # an own command (or a name no selector can reach) re-runs whole, one test at a time:
-    # flakes still show, an order-dependent failure may not
-    groups += [_Group("", [c]) for c in cases if c not in together]
+    # flakes still show, an order-dependent failure may not (the reason says so: ``claim``)
+    whole = [c for c in cases if c not in together]
+    groups += [_Group("", [c]) for c in whole]
     trees = (before_tree, after_tree)
     planned = [_runs(plan, group, trees, flake_runs) for group in groups]
     # every group's every run at once: the sandboxes take them as slots free up
@@ -102,7 +105,52 @@ def confirm(
         outcome |= _standings(group, [(next(outcomes), run) for run in runs])
     flaky = tuple(i for i, v in outcome.items() if v is _Standing.FLAKY)
     unconfirmed = tuple(i for i, v in outcome.items() if v is _Standing.UNCONFIRMED)
-    return Confirmation(True, flaky, unconfirmed, tuple(c.id for c in cases))
+    ids = tuple(c.id for c in cases)
+    return Confirmation(True, flaky, unconfirmed, ids, tuple(c.id for c in whole))
+
+
+def _apart(runner: str, cases: list[TestCase]) -> list[list[TestCase]]:
+    """The selectable cases in the runner processes that keep each proof's test file apart
+    from the others: one process per file (pytest, vitest and bun import every file they are
+    given into one process, where a sibling module's import-time patch of the code would
+    stand under every proof), all at once for jest, which gives each file its own module
+    registry and environment (``repeated_selector``)."""
+    if not cases:
+        return []
+    if runner == RunnerName.JEST:
+        return [cases]
+    files: dict[str | None, list[TestCase]] = {}
+    for case in cases:
+        files.setdefault(case.file, []).append(case)
+    return list(files.values())
+
+
+def claim(
+    proofs: Sequence[str], confirmation_ids: Sequence[str] | None, whole: Sequence[str], times: int
+) -> str:
+    """What the re-runs did, for the verdict's reason: no more than they did. ``confirmation_ids``
+    are the proofs re-run (None: every one), ``whole`` those re-run with the whole suite (no
+    selector reaches their id), each ``times`` per side."""
+    if not times:
+        return ""
+    rerun = set(proofs) if confirmation_ids is None else set(confirmation_ids) & set(proofs)
+    whole_set = set(whole) & rerun
+    by_id = len(rerun - whole_set)
+    parts = []
+    if by_id:
+        who = "each" if by_id == len(proofs) else f"{by_id} of them"
+        if by_id < len(proofs) and not whole_set:
+            who = f"the first {by_id}"  # MAX_RERUN_IDS: the others were not re-run
+        parts.append(
+            f"{who} confirmed by id without the rest of the suite {times} time(s) per side"
+        )
+    if whole_set:
+        who = "each" if len(whole_set) == len(proofs) else f"{len(whole_set)} of them"
+        parts.append(
+            f"{who} re-ran with the whole suite {times} time(s) per side (no selector reaches "
+            "its id: confirmed against flakes, not apart from the other tests)"
+        )
+    return "".join(f", {p}" for p in parts)
 
 
 def _runs(plan: SuitePlan, group: _Group, trees: tuple[Path, Path], flake_runs: int) -> list[_Run]:

@@ -11,7 +11,9 @@ only reads files (never executes config) and is recorded in the result file.
 
 pytest: base's ``python_files`` (default ``test_*.py *_test.py``), ``conftest.py``, every file
 under base's ``testpaths`` entries, and every file under a folder named test or tests, or
-testing unless that folder is a subpackage of a package (``numpy/testing/``: product code).
+testing unless that folder is a subpackage of a package that the product's own modules import
+(``numpy/testing/``: product code), in any case, and under a folder the first guess of
+``test_support`` calls test support (``test_utils``, ``spec``, ``__helpers__``...).
 A ``testpaths`` entry that is base's own distribution package (``testpaths = toolz`` in the
 project named toolz: tests inside the package) is where pytest looks, not a folder of tests:
 inside it the names decide, so its modules are code and its data neither (the PR's version on
@@ -41,6 +43,7 @@ from verify_pr.contract import RunnerName
 from verify_pr.runners.pytest_ini import ini_sources
 from verify_pr.sandbox import tree_files
 from verify_pr.verify import setup_name
+from verify_pr.verify.test_support import is_support_dir, product_imports
 
 PYTEST_DEFAULT_FILES: tuple[str, ...] = ("test_*.py", "*_test.py")
 PYTHON_ALWAYS: tuple[str, ...] = ("conftest.py",)
@@ -98,7 +101,8 @@ class TestPathRule:
         if any(fnmatch.fnmatchcase(parts[-1], glob) for glob in self.file_globs):
             return True
         for depth, part in enumerate(parts[:-1]):
-            if part in self.dir_names and "/".join(parts[: depth + 1]) not in self.package_dirs:
+            named = part in self.dir_names or is_support_dir(part)
+            if named and "/".join(parts[: depth + 1]) not in self.package_dirs:
                 return True
         return any(path == root or path.startswith(root + "/") for root in self.roots)
 
@@ -109,7 +113,10 @@ class TestPathRule:
     def describe(self) -> str:
         text = f"{self.runner} rule from base's {self.source}: files {', '.join(self.file_globs)}"
         if self.dir_names:
-            text += f"; anything under folders named {', '.join(self.dir_names)}"
+            text += (
+                f"; anything under folders named {', '.join(self.dir_names)} (any case) or "
+                "like test support (test_utils, testutils, spec, __helpers__, fixtures...)"
+            )
         if self.package_dirs:
             text += f" (not the package folders {', '.join(sorted(self.package_dirs)[:5])})"
         if self.roots:
@@ -131,16 +138,26 @@ def split(paths: Iterable[str], rule: TestPathRule) -> tuple[list[str], list[str
 
 def package_testing_dirs(tree: Path, paths: Iterable[str]) -> frozenset[str]:
     """Of the folders named ``testing`` on the way to ``paths``, those that are subpackages
-    of a package in ``tree`` (both it and its parent hold an ``__init__.py``)."""
+    of a package in ``tree`` (both it and its parent hold an ``__init__.py``) which the
+    product itself imports (``test_support.product_imports``): a ``testing`` package only
+    the tests load is their support."""
     found: set[str] = set()
+    refused: set[str] = set()
     for path in paths:
         parts = PurePosixPath(path).parts
         for depth, part in enumerate(parts[:-1]):
             if part != PACKAGE_TESTING_DIR or depth == 0:
                 continue
             folder, parent = "/".join(parts[: depth + 1]), "/".join(parts[:depth])
-            if all(tree_files.is_plain_file(tree, f"{d}/__init__.py") for d in (folder, parent)):
+            if folder in found or folder in refused:
+                continue
+            packaged = all(
+                tree_files.is_plain_file(tree, f"{d}/__init__.py") for d in (folder, parent)
+            )
+            if packaged and product_imports(tree, folder):
                 found.add(folder)
+            else:
+                refused.add(folder)
     return frozenset(found)
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from verify_pr.models.report import RedFlag, TestStatus
-from verify_pr.reports.jest_json import RECORD_KEY, JsonDialect, parse_jest_json
+from verify_pr.reports.jest_json import OUTSIDE_KEY, RECORD_KEY, JsonDialect, parse_jest_json
 from verify_pr.runners import failing_recorder
 from verify_pr.runners.jest import JestRunner
 from verify_pr.runners.vitest import VitestRunner
@@ -96,7 +96,7 @@ def test_a_recorded_failing_pass_is_an_expected_failure(runner: JestRunner) -> N
     data = _report(
         {"status": "passed", RECORD_KEY: True},
         {"status": "passed", RECORD_KEY: False},
-        {"status": "failed", RECORD_KEY: True},  # marked, its body passed: the runner fails it
+        {"status": "failed", RECORD_KEY: True, OUTSIDE_KEY: False},  # marked, its body passed
     )
     report = runner.parse(data)
     assert [c.status for c in report.testcases] == [
@@ -112,7 +112,7 @@ def test_a_pass_without_its_record_is_a_red_flag_under_our_command(runner: JestR
     # failed, skipped and todo results need no record: none of them can become a pass
     data = _report(
         {"status": "passed", RECORD_KEY: False},
-        {"status": "failed"},
+        {"status": "failed", OUTSIDE_KEY: False},
         {"status": "pending"},
         {"status": "todo"},
     )
@@ -123,6 +123,25 @@ def test_a_pass_without_its_record_is_a_red_flag_under_our_command(runner: JestR
     # the same report from a caller's own command (no recorder ran): no record is expected
     plain = parse_jest_json(missing, dialect=JsonDialect.JEST, tree_root="/work")
     assert plain.red_flags == ()
+
+
+@pytest.mark.parametrize("runner", [JestRunner(), VitestRunner()], ids=lambda r: r.name)
+def test_a_failure_outside_the_test_s_body_is_an_error(runner: JestRunner) -> None:
+    """A beforeEach/beforeAll that threw (issue 33, class 7), or a failed result the recorder
+    could not say about: an error, as pytest's setup errors are, never the test's failure."""
+    data = _report(
+        {"status": "failed", RECORD_KEY: False, OUTSIDE_KEY: False},
+        {"status": "failed", RECORD_KEY: False, OUTSIDE_KEY: True},
+        {"status": "failed", RECORD_KEY: False},
+    )
+    report = runner.parse(data)
+    statuses = [c.status for c in report.testcases]
+    assert statuses == [TestStatus.FAILED, TestStatus.ERROR, TestStatus.ERROR]
+    assert report.red_flags == ()  # the totals still agree: jest counts them failed
+    plain = parse_jest_json(data, dialect=JsonDialect.JEST, tree_root="/work")
+    # a caller's own command: no record expected, the one given still counts
+    want = [TestStatus.FAILED, TestStatus.ERROR, TestStatus.FAILED]
+    assert [c.status for c in plain.testcases] == want
 
 
 def test_the_line_reader_still_marks_what_the_record_calls_a_pass(tmp_path: Path) -> None:

@@ -42,13 +42,18 @@ def test_a_path_is_code_only_when_known_to_be_code(tmp_path: Path, path: str, ki
 
 
 def test_a_package_testing_folder_is_code_and_a_top_level_one_is_tests(tmp_path: Path) -> None:
+    """A ``testing`` subpackage the product imports is code (numpy's); one only the tests
+    import is their support (issue 33, class 2)."""
     (tmp_path / "mypkg" / "testing").mkdir(parents=True)
-    (tmp_path / "mypkg" / "__init__.py").write_text("")
+    (tmp_path / "mypkg" / "__init__.py").write_text("from mypkg import testing\n")
     (tmp_path / "mypkg" / "testing" / "__init__.py").write_text("")
     (tmp_path / "testing").mkdir()
     paths = ["mypkg/testing/utils.py", "testing/test_x.py", "testing/helpers.py"]
     rule = rule_for(tmp_path, "pytest", paths)
     assert split(paths, rule) == (["testing/helpers.py", "testing/test_x.py"], paths[:1])
+    # nothing of the product imports it: the tests' support
+    (tmp_path / "mypkg" / "__init__.py").write_text("")
+    assert rule_for(tmp_path, "pytest", paths).is_test("mypkg/testing/utils.py")
     # positive control: without the package's __init__.py it is a test folder again
     (tmp_path / "mypkg" / "__init__.py").unlink()
     rule = rule_for(tmp_path, "pytest", paths)
@@ -262,3 +267,15 @@ def test_the_test_rule_reads_the_config_pytest_reads_first(tmp_path: Path) -> No
     rule = rule_for(tmp_path, "pytest")
     assert rule.source == ".pytest.ini" and rule.is_test("check_x.py")
     assert not rule.is_test("other_x.py")
+
+
+def test_a_folder_with_python_only_in_subpackages_is_probed(tmp_path: Path) -> None:
+    """A package the PR turns into a namespace package (its __init__.py deleted), with its
+    modules only in subpackages: the probe asks where it resolves (issue 33)."""
+    from verify_pr.runners.python_tree import tree_modules
+
+    (tmp_path / "attrs" / "impl").mkdir(parents=True)
+    (tmp_path / "attrs" / "impl" / "core.py").write_text("")
+    (tmp_path / "data" / "deep").mkdir(parents=True)
+    (tmp_path / "data" / "deep" / "x.json").write_text("{}")
+    assert tree_modules(tmp_path) == ["attrs"]

@@ -182,3 +182,37 @@ def test_runners_that_run_a_file_once_keep_a_process_per_repetition() -> None:
         runs = _Scripted([_reps({"t_bug": F}), _reps({"t_bug": P})] * 3)
         assert rerun.confirm(plan, BEFORE, AFTER, head, proof, 3, runs).checked
         assert len(runs.batches[0]) == 6
+
+
+def test_an_own_command_s_whole_re_runs_are_named_whole() -> None:
+    head = {"a": P, "b": P}
+    runs = _Scripted([outcome({"a": F, "b": F}), outcome(head)] * 6)
+    found = _confirm(CUSTOM, ["m.py::m::a", "m.py::m::b"], runs, head)
+    assert found.whole == ("m.py::m::a", "m.py::m::b")
+    text = rerun.claim(["m.py::m::a", "m.py::m::b"], found.rerun, found.whole, 3)
+    assert "by id" not in text and "each re-ran with the whole suite 3 time(s)" in text
+
+
+def test_each_proof_file_re_runs_in_a_process_of_its_own() -> None:
+    """A sibling module's import-time patch must not stand under another file's proof."""
+    head = {"a": P, "b": P}
+    cases = [
+        TestCase.build(name=n, classname=m, file=f"{m}.py", line=1, status=P)
+        for n, m in (("a", "m"), ("b", "n"))
+    ]
+    report = TestReport.build(format=ReportFormat.JUNIT, testcases=cases)
+    head_outcome = replace(outcome(head), report=report)
+    head_outcome = replace(
+        head_outcome, verdict=head_outcome.verdict.model_copy(update={"testcases": tuple(cases)})
+    )
+    runs = _Scripted(
+        [outcome({"a": F}), outcome({"a": P}), outcome({"b": F}), outcome({"b": P})] * 3
+    )
+    ids = ["m.py::m::a", "n.py::n::b"]
+    found = rerun.confirm(PLAN, BEFORE, AFTER, head_outcome, ids, 3, runs)
+    commands = [plan.command for _, plan in runs.batches[0]]
+    assert all(c.endswith((" m.py::a", " n.py::b")) for c in commands), commands
+    assert not any("m.py::a" in c and "n.py::b" in c for c in commands), commands
+    assert len(commands) == 12  # two files, three repetitions, two sides
+    assert found.whole == ()
+    assert "each confirmed by id" in rerun.claim(ids, found.rerun, found.whole, 3)

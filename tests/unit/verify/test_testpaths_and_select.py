@@ -299,3 +299,11 @@ def test_the_proof_runs_together_in_one_selector_each_test_quoted() -> None:
     assert batch_selector("pytest", [a, _case("t\\x1b", "m", "m.py")]) is None
     assert batch_selector("custom", [js1]) is None
     assert batch_selector("pytest", []) is None
+
+
+def test_pytest_s_own_escapes_in_a_parameter_id_are_selected_as_written() -> None:
+    """pytest writes a non-ASCII parameter id escaped in the node id, and takes it so."""
+    case = _case("test_x[\\xe9]", "tests.test_x", "tests/test_x.py")
+    assert selector("pytest", case) == "'tests/test_x.py::test_x[\\xe9]'"
+    assert selector("pytest", _case("t\\x1b[a]", "m", "m.py")) is None  # in the name itself
+    assert selector("vitest", _case("t[\\xe9]", None, "m.test.js")) is None  # ours, not vitest's

@@ -1,0 +1,61 @@
+"""harness_hooks: the plugins a test module names, and product code that carries hooks."""
+
+from __future__ import annotations
+
+import pytest
+
+from verify_pr.verify.harness_hooks import defines_hooks, plugin_refs, star_imports
+from verify_pr.verify.harness_refs import ModuleRef
+
+
+def _modules(path: str, text: str) -> set[str]:
+    return {r.dotted for r in plugin_refs(path, text.encode()) if isinstance(r, ModuleRef)}
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ('pytest_plugins = ["plug", "a.b"]\nx = "calc"\n', {"plug", "a.b"}),
+        ('pytest_plugins = "plug"\n', {"plug"}),
+        ('pytest_plugins: tuple[str, ...] = ("plug",)\n', {"plug"}),
+        ('def test_x():\n    assert "calc"\n', set()),
+    ],
+)
+def test_plugins_read_from_the_assignment(text: str, named: set[str]) -> None:
+    assert _modules("tests/test_x.py", text) == named
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'pytest_plugins = ["pl" + "ug"]\nx = "plug"\n',  # computed: every string may be one
+        'globals()["pytest_plugins"] = ["plug"]\n',  # not a plain assignment
+        'pytest_plugins = ["plug"\n',  # unparsable here
+    ],
+)
+def test_plugins_fail_closed_to_every_string(text: str) -> None:
+    assert "plug" in _modules("test_x.py", text)
+
+
+@pytest.mark.parametrize(
+    ("text", "hooks"),
+    [
+        ("def pytest_runtest_makereport(item, call):\n    pass\n", True),
+        ("async def pytest_collection_modifyitems(items):\n    pass\n", True),
+        ("pytest_runtest_makereport = _impl\n", True),
+        ("@pytest.hookimpl(hookwrapper=True)\ndef anything(item):\n    yield\n", True),
+        ("@pytest.fixture(autouse=True)\ndef guard():\n    yield\n", True),
+        ("def add(a, b):\n    return a + b\n", False),
+        ("def helper_pytest_like():\n    pass\n", False),
+        ('"""Marks a hookimpl; see autouse fixtures."""\nHookimplMarker = object\n', False),
+        ("@pytest.fixture(autouse=False)\ndef opt_in():\n    yield\n", False),
+        ("@fixture(autouse = flag)\ndef guard():\n    yield\n", True),
+    ],
+)
+def test_hooks_read_from_the_bytes(text: str, hooks: bool) -> None:
+    assert defines_hooks(text.encode()) is hooks
+
+
+def test_star_imports_keep_their_dots() -> None:
+    text = b"from helper import *\nfrom .hooks import (*)\nfrom a import b\n"
+    assert star_imports(text) == ["helper", ".hooks"]
