@@ -20,7 +20,7 @@ import re
 import shlex
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from verify_pr.contract import AUTO, DEFAULT_FLAKE_RUNS, DEFAULT_TIMEOUT_S, RunnerName
@@ -31,7 +31,16 @@ from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.sandbox import tree_files
 from verify_pr.sandbox.resources import DEFAULT_RESOURCES, Resources
 from verify_pr.sandbox.run import SandboxRun
-from verify_pr.verify import compare, early_proof, harness_closure, patch_coverage, rerun, unloaded
+from verify_pr.verify import (
+    compare,
+    early_proof,
+    harness_closure,
+    patch_coverage,
+    proof_coverage,
+    rerun,
+    sides,
+    unloaded,
+)
 from verify_pr.verify.expected_failures import added_markers
 from verify_pr.verify.harness import harness_files
 from verify_pr.verify.parallel import SandboxPool
@@ -111,11 +120,6 @@ def _compare(
     # shared: the PR's version on both sides (tests, and whatever is not known to be code)
     shared, code = split(trees.changed, rule)
     tests = [p for p in shared if rule.is_test(p)]
-    # patch coverage (docs/coverage.md): information only, never read by the verdict
-    after_ish = trees.context.merge_tree or head_sha
-    coverage = patch_coverage.start(
-        request.git_dir, base_sha, after_ish, base_plan.runner, trees.after, code
-    )
     scan = harness_closure.scan(trees.base, trees.after, trees.changed, trees.renames, rule.is_test)
     harness = list(scan.paths)
     before_tree = _before_tree(trees, work, shared)
@@ -123,11 +127,21 @@ def _compare(
         compare.overlay_harness(trees.base, trees.after, harness)
         if before_tree != trees.base:
             compare.overlay_harness(trees.base, before_tree, harness)
+    # every tree built the same way: only the code files' content tells the sides apart
+    settled = sides.settle_all([trees.base, before_tree, trees.after], work)
+    trees = replace(trees, base=settled[trees.base], after=settled[trees.after])
+    before_tree = settled[before_tree]
     for tree in {trees.base, trees.after, before_tree}:
         check_tree(tree)
+    # patch coverage (docs/coverage.md) and what each proof ran (``proof_coverage``): the
+    # same tracer, with the same files, on both sides' whole runs and re-runs
+    after_ish = trees.context.merge_tree or head_sha
+    coverage = patch_coverage.start(
+        request.git_dir, base_sha, after_ish, base_plan.runner, trees.after, code, before_tree
+    )
     # the runner is base's; each run's import probe looks at the tree that run runs
     jobs = [
-        (before_tree, _plan(request, before_tree, base_plan.runner)),
+        (before_tree, coverage.plan(_plan(request, before_tree, base_plan.runner))),
         (trees.after, coverage.plan(_plan(request, trees.after, base_plan.runner))),
     ]
     # base's own run shows how the tests stood before the PR touched them: needed when it
@@ -166,11 +180,12 @@ def _compare(
         compare.overlay_paths(trees.after, before_tree, late.moved)
         if request.strict_harness:
             compare.overlay_harness(trees.base, before_tree, harness)
+        before_tree = coverage.before_tree = sides.settle(before_tree, work)
         check_tree(before_tree)
         code = [p for p in code if p not in late.moved]
         shared = sorted({*shared, *late.moved})
         tests = sorted({*tests, *late.moved})
-        again = [(before_tree, _plan(request, before_tree, base_plan.runner))]
+        again = [(before_tree, coverage.plan(_plan(request, before_tree, base_plan.runner)))]
         own_needed = own_again or (
             base_own is None and any(_exists(trees.base, p) for p in late.moved)
         )
@@ -198,8 +213,9 @@ def _compare(
             head,
             pairing.proofs,
             request.flake_runs,
-            coverage.run_all(pool.run_all),  # the tracer on head's re-runs
+            coverage.run_all(pool.run_all),  # the tracer on both sides' re-runs
         )
+    changed_code = proof_coverage.assess(pairing.proofs, code, confirmation, coverage)
     evidence = compare.Evidence(
         base_own=base_own,
         markers=tuple(added_markers(trees.base, trees.after, tests)),
@@ -216,6 +232,7 @@ def _compare(
         others=tuple(others),  # late-moved paths join both shared and tests: unchanged
         changed=tuple(trees.changed),
         edited=tuple(sorted(set(edited))),
+        changed_code=changed_code,
     )
     result = compare.build_result(
         base_sha,

@@ -44,6 +44,19 @@ class Confirmation:
     # the FAIL_TO_PASS tests that were re-run (the first MAX_RERUN_IDS): what the verdict's
     # reason and each proof's ``reruns`` may claim, and no more
     rerun: tuple[str, ...] = ()
+    # every re-run made, with the tests it re-ran: what ``proof_coverage`` reads
+    runs: tuple[Rerun, ...] = ()
+
+
+@dataclass(frozen=True)
+class Rerun:
+    """One re-run: the tests it selected (all of them: its data is theirs together), on
+    which side, whether it ran the whole suite (no selector), and what came back."""
+
+    ids: tuple[str, ...]
+    on_before: bool
+    whole: bool
+    outcome: SuiteOutcome
 
 
 @dataclass(frozen=True)
@@ -98,11 +111,15 @@ def confirm(
     # every group's every run at once: the sandboxes take them as slots free up
     outcomes = iter(run_all([run.job for runs in planned for run in runs]))
     outcome: dict[str, _Standing] = {}
+    made: list[Rerun] = []
     for group, runs in zip(groups, planned, strict=True):
-        outcome |= _standings(group, [(next(outcomes), run) for run in runs])
+        done = [(next(outcomes), run) for run in runs]
+        outcome |= _standings(group, done)
+        ids = tuple(c.id for c in group.cases)
+        made += [Rerun(ids, run.want_failure, not group.words, o) for o, run in done]
     flaky = tuple(i for i, v in outcome.items() if v is _Standing.FLAKY)
     unconfirmed = tuple(i for i, v in outcome.items() if v is _Standing.UNCONFIRMED)
-    return Confirmation(True, flaky, unconfirmed, tuple(c.id for c in cases))
+    return Confirmation(True, flaky, unconfirmed, tuple(c.id for c in cases), tuple(made))
 
 
 def _runs(plan: SuitePlan, group: _Group, trees: tuple[Path, Path], flake_runs: int) -> list[_Run]:
