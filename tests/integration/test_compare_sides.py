@@ -234,3 +234,28 @@ def test_a_real_fix_runs_its_changed_line(
     assert proof.changed_code is ChangedCode.RAN
     assert set(ran) <= set(proof.changed_code_lines), proof.changed_code_lines
     assert "ran a line the PR changed in a code file" in result.reasons[0]
+
+
+def test_a_runner_without_a_tracer_says_so_instead_of_claiming_it(tmp_path: Path) -> None:
+    """bun: no tracer verify-pr reads, so a real fix stays VERIFIED and the reason says which
+    code its proof ran was not measured (docs/coverage.md)."""
+    image = "verify-pr-bun:local"
+    require_docker(image)
+    repo = init_repo(tmp_path / "repo")
+    calc = "export const add = (a: number, b: number) => a - b;\nexport const mul = (a: number, b: number) => a * b;\n"
+    test_mul = 'import { expect, test } from "bun:test";\nimport { mul } from "./calc";\n\ntest("mul", () => {\n  expect(mul(2, 3)).toBe(6);\n});\n'
+    test_add = test_mul.replace("mul", "add").replace("toBe(6)", "toBe(5)")
+    package = '{"name":"fx-sides","private":true,"scripts":{"test":"bun test"}}\n'
+    base = commit(
+        repo,
+        {"package.json": package, "src/calc.ts": calc, "src/mul.test.ts": test_mul},
+        "base",
+    )
+    head = commit(
+        repo, {"src/calc.ts": calc.replace("a - b", "a + b"), "src/add.test.ts": test_add}, "fix"
+    )
+    _code, result, summary = compare(tmp_path / "cmp", repo, base, head, image, "--flake-runs", "1")
+    assert result.verdict == "VERIFIED", result.reasons
+    assert [p.changed_code for p in result.proofs] == [ChangedCode.NOT_MEASURED]
+    assert "which code they ran was not measured" in result.reasons[0]
+    assert "which code it ran was not measured" in summary
