@@ -67,9 +67,11 @@ class ChangedCode(StrEnum):
     RAN = "ran"  # on head an added or changed line, or on before a line the PR removes
     NOT_RUN = "not_run"  # measured on both sides: none of the changed lines ran
     NO_CODE = "no_code"  # the PR changes no code file: nothing a test could run
-    NO_DATA = "no_data"  # a traced re-run returned no usable data, or ran the whole suite
+    NO_DATA = "no_data"  # a traced re-run returned data that is not the tracer's
     NOT_RERUN = "not_rerun"  # beyond the first re-run ids: not re-run, so not measured
-    NOT_MEASURED = "not_measured"  # the runner has no tracer (bun, an own command), no re-runs
+    # no tracer (bun, an own command, no measurable file), no re-runs, a whole-suite re-run,
+    # or no data came back
+    NOT_MEASURED = "not_measured"
 
 
 # the states in which a proof counts: RAN, and NOT_MEASURED (said in the verdict's reason)

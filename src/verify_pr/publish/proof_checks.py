@@ -1,13 +1,11 @@
 """A VERIFIED comparison must show a proof that ran changed code (docs/coverage.md, "A proof
 must run changed code"), re-derived from the result's own data as ``verify.proof_coverage``
 decides it: the PR changes a code file, and a proof either ran one of its changed lines (each
-named line on a code path of the result) or could not be measured for a reason the result
-itself shows (no tracer or no measurable file: patch coverage not measured; no re-runs)."""
+named line on a code path of the result) or could not be measured (said in the reason)."""
 
 from __future__ import annotations
 
 from verify_pr.models.compare import COUNTING_CHANGED_CODE, ChangedCode, CompareResult, Proof
-from verify_pr.models.coverage import CoverageState
 
 
 def changed_code_gaps(result: CompareResult) -> list[str]:
@@ -21,10 +19,6 @@ def changed_code_gaps(result: CompareResult) -> list[str]:
     gaps = []
     if any(p.changed_code is ChangedCode.RAN and not _names_code(p, code) for p in counting):
         gaps.append("a proof's changed lines are not lines of the PR's code paths")
-    if any(p.changed_code is ChangedCode.NOT_MEASURED for p in counting) and not _unmeasurable(
-        result
-    ):
-        gaps.append("a proof claims its code was not measured although its re-runs were traced")
     return gaps
 
 
@@ -37,12 +31,3 @@ def _names_code(proof: Proof, code: set[str]) -> bool:
         if side not in ("head", "before") or path not in code or not number.isdigit():
             return False
     return True
-
-
-def _unmeasurable(result: CompareResult) -> bool:
-    """The result's own data shows why nothing could be measured: no proof was re-run, or
-    the patch coverage is not measured (no tracer for the runner, no measurable file)."""
-    if all(p.reruns == 0 for p in result.proofs):
-        return True
-    coverage = result.patch_coverage
-    return coverage is not None and coverage.state is CoverageState.NOT_MEASURED

@@ -9,12 +9,15 @@ docs/coverage.md, "A proof must run changed code").
 
 - The PR changes no code file: no proof counts (NO_CODE), whatever the tests say.
 - A re-run's data is its selection's: tests re-run together share what they ran.
-- No usable data from a traced re-run, or a re-run of the whole suite (no selector reached
-  the test), or a test beyond the re-run ones: no evidence, so no proof (fail closed: the
-  PR's own process writes the data and can withhold it).
+- Data that came back and is not our tracer's (refused by the strict parser), or a test
+  beyond the re-run ones: no evidence, so no proof (NO_DATA, NOT_RERUN).
 - The runner has no tracer verify-pr can read (bun, an own command), no measurable changed
-  file, or no re-runs at all (``--flake-runs 0``): NOT_MEASURED. The proof still counts, and
-  the verdict's reason says that it was not measured.
+  file, no re-runs at all (``--flake-runs 0``), a re-run of the whole suite (no selector
+  reached the test: the suite's lines, not its own), or no data came back (a vitest config
+  that cannot load our provider runs the suite again without it): NOT_MEASURED. The proof
+  still counts, and the verdict's reason says that it was not measured. A re-run that came
+  back with data showing no changed line makes NOT_RUN only when no other re-run of it is
+  unknown.
 
 The data comes from inside the PR's process, so it can be forged toward "ran": the rule only
 ever takes proofs away.
@@ -59,20 +62,20 @@ def _one(runs: list[Rerun], code: Sequence[str], session: Session) -> ProofCode:
     from verify_pr.verify.patch_coverage import CoverageDataError, parse_line_data
 
     lines: list[str] = []
-    untraced = missing = False
+    unknown = refused = False
     for run in runs:
-        if run.outcome.run.result.coverage is ReportStatus.NOT_REQUESTED:
-            untraced = True
-            continue
         spool = run.outcome.run.coverage
         tree = session.before_tree if run.on_before else session.after_tree
+        if run.outcome.run.result.coverage is ReportStatus.NOT_REQUESTED:
+            unknown = True  # no tracer for this runner or command
+            continue
         if run.whole or spool is None or tree is None:
-            missing = True
+            unknown = True  # the suite's lines, not its own; or nothing came back
             continue
         try:
             data = parse_line_data(spool, session.files, tree)
         except (CoverageDataError, OSError):
-            missing = True
+            refused = True  # data came back that is not our tracer's
             continue
         wanted = session.removed if run.on_before else session.changed
         side = "before" if run.on_before else "head"
@@ -83,14 +86,14 @@ def _one(runs: list[Rerun], code: Sequence[str], session: Session) -> ProofCode:
                 lines += [f"{side} {path}:{n}"[:300] for n in hits]
     if lines:
         return ProofCode(ChangedCode.RAN, tuple(dict.fromkeys(lines))[:MAX_PROOF_LINES])
-    if untraced:
-        return ProofCode(ChangedCode.NOT_MEASURED)
-    return ProofCode(ChangedCode.NO_DATA if missing else ChangedCode.NOT_RUN)
+    if refused:
+        return ProofCode(ChangedCode.NO_DATA)
+    return ProofCode(ChangedCode.NOT_MEASURED if unknown else ChangedCode.NOT_RUN)
 
 
 _SAID = {
     ChangedCode.NOT_RUN: "ran none of the changed lines",
-    ChangedCode.NO_DATA: "returned no usable coverage data or ran the whole suite",
+    ChangedCode.NO_DATA: "returned coverage data that is not the tracer's",
     ChangedCode.NOT_RERUN: "were not re-run by id",
     ChangedCode.NO_CODE: "ran no changed code",
 }
@@ -131,6 +134,6 @@ def note(f2p: Sequence[str], found: Mapping[str, ProofCode] | None) -> str:
     if ran:
         return f"; {ran} of them ran a line the PR changed in a code file"
     return (
-        "; which code they ran was not measured (the runner has no tracer verify-pr reads, "
-        "no changed file it measures, or no re-runs): not checked that they run changed code"
+        "; which code they ran was not measured (no tracer verify-pr reads for this runner or "
+        "file, no re-runs, or no data came back): not checked that they run changed code"
     )

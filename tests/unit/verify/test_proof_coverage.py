@@ -64,12 +64,13 @@ def test_no_changed_line_no_data_or_no_code_is_no_proof(tmp_path: Path) -> None:
     session = _session(tmp_path)
     none_ran = _confirm((True, _traced([1])), (False, _traced([1, 3])))
     assert assess(["t_bug"], ["calc.py"], none_ran, session)["t_bug"].state is ChangedCode.NOT_RUN
-    withheld = _confirm((True, _traced([1])), (False, _traced(None)))
-    assert assess(["t_bug"], ["calc.py"], withheld, session)["t_bug"].state is ChangedCode.NO_DATA
-    whole = Confirmation(
-        True, rerun=("t_bug",), runs=(Rerun(("t_bug",), False, True, _traced([2])),)
-    )
-    assert assess(["t_bug"], ["calc.py"], whole, session)["t_bug"].state is ChangedCode.NO_DATA
+    forged = outcome({"t_bug": P})
+    spool = ReportSpool()
+    spool.write(b'{"version": 1, "files": {"other.py": {"run": [1]}}}')
+    result = forged.run.result.model_copy(update={"coverage": ReportStatus.RETURNED})
+    forged = dataclasses.replace(forged, run=SandboxRun(result, b"", None, spool))
+    refused = _confirm((True, _traced([1])), (False, forged))
+    assert assess(["t_bug"], ["calc.py"], refused, session)["t_bug"].state is ChangedCode.NO_DATA
     assert assess(["t_bug"], [], none_ran, session)["t_bug"].state is ChangedCode.NO_CODE
     assert (
         assess(["t_other"], ["calc.py"], none_ran, session)["t_other"].state
@@ -86,6 +87,15 @@ def test_no_tracer_or_no_reruns_is_not_measured(tmp_path: Path) -> None:
         assess(["t_bug"], ["calc.py"], Confirmation(), session)["t_bug"].state
         is ChangedCode.NOT_MEASURED
     )
+    # nothing came back from a re-run (a vitest config that cannot load our provider), or
+    # the re-run ran the whole suite: unknown, said, never a claim
+    missing = _confirm((True, _traced([1])), (False, _traced(None)))
+    found = assess(["t_bug"], ["calc.py"], missing, session)
+    assert found["t_bug"].state is ChangedCode.NOT_MEASURED
+    whole = Confirmation(
+        True, rerun=("t_bug",), runs=(Rerun(("t_bug",), False, True, _traced([2])),)
+    )
+    assert assess(["t_bug"], ["calc.py"], whole, session)["t_bug"].state is ChangedCode.NOT_MEASURED
 
 
 @pytest.mark.parametrize(
@@ -93,7 +103,7 @@ def test_no_tracer_or_no_reruns_is_not_measured(tmp_path: Path) -> None:
     [
         ((ChangedCode.NO_CODE,), "the PR changes no code file"),
         ((ChangedCode.NOT_RUN,), "1 ran none of the changed lines"),
-        ((ChangedCode.NOT_RUN, ChangedCode.NO_DATA), "1 returned no usable coverage data"),
+        ((ChangedCode.NOT_RUN, ChangedCode.NO_DATA), "1 returned coverage data that is not"),
     ],
 )
 def test_the_refusal_names_why(states: tuple[ChangedCode, ...], said: str) -> None:
