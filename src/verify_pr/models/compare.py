@@ -67,10 +67,10 @@ class ChangedCode(StrEnum):
     RAN = "ran"  # on head an added or changed line, or on before a line the PR removes
     NOT_RUN = "not_run"  # measured on both sides: none of the changed lines ran
     NO_CODE = "no_code"  # the PR changes no code file: nothing a test could run
-    NO_DATA = "no_data"  # a traced re-run returned data that is not the tracer's
+    NO_DATA = "no_data"  # a traced re-run returned no data (vitest aside), or not the tracer's
     NOT_RERUN = "not_rerun"  # beyond the first re-run ids: not re-run, so not measured
     # no tracer (bun, an own command, no measurable file), no re-runs, a whole-suite re-run,
-    # or no data came back
+    # or no data back from vitest (a config that cannot load our provider)
     NOT_MEASURED = "not_measured"
 
 

@@ -48,7 +48,7 @@ _CHANGED_CODE = {
     ChangedCode.RAN: "ran changed code",
     ChangedCode.NOT_RUN: "ran no changed code line (not a proof)",
     ChangedCode.NO_CODE: "the PR changes no code (not a proof)",
-    ChangedCode.NO_DATA: "its re-runs' coverage data was refused (not a proof)",
+    ChangedCode.NO_DATA: "its re-runs returned no usable coverage data (not a proof)",
     ChangedCode.NOT_RERUN: "not re-run, so not known to run changed code (not a proof)",
     ChangedCode.NOT_MEASURED: "which code it ran was not measured",
 }

@@ -9,11 +9,13 @@ docs/coverage.md, "A proof must run changed code").
 
 - The PR changes no code file: no proof counts (NO_CODE), whatever the tests say.
 - A re-run's data is its selection's: tests re-run together share what they ran.
-- Data that came back and is not our tracer's (refused by the strict parser), or a test
-  beyond the re-run ones: no evidence, so no proof (NO_DATA, NOT_RERUN).
+- No data back from pytest's or jest's tracer (they write unless the PR's process ends
+  itself first: ``os._exit`` after forging the report), data that is not our tracer's
+  (refused by the strict parser), or a test beyond the re-run ones: no evidence, so no proof
+  (NO_DATA, NOT_RERUN).
 - The runner has no tracer verify-pr can read (bun, an own command), no measurable changed
   file, no re-runs at all (``--flake-runs 0``), a re-run of the whole suite (no selector
-  reached the test: the suite's lines, not its own), or no data came back (a vitest config
+  reached the test: the suite's lines, not its own), or no data back from vitest (a config
   that cannot load our provider runs the suite again without it): NOT_MEASURED. The proof
   still counts, and the verdict's reason says that it was not measured. A re-run that came
   back with data showing no changed line makes NOT_RUN only when no other re-run of it is
@@ -29,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from verify_pr.contract import RunnerName
 from verify_pr.models.compare import COUNTING_CHANGED_CODE, MAX_PROOF_LINES, ChangedCode
 from verify_pr.models.sandbox import ReportStatus
 
@@ -69,8 +72,16 @@ def _one(runs: list[Rerun], code: Sequence[str], session: Session) -> ProofCode:
         if run.outcome.run.result.coverage is ReportStatus.NOT_REQUESTED:
             unknown = True  # no tracer for this runner or command
             continue
-        if run.whole or spool is None or tree is None:
-            unknown = True  # the suite's lines, not its own; or nothing came back
+        if run.whole or tree is None:
+            unknown = True  # the suite's lines, not its own
+            continue
+        if spool is None:
+            # vitest runs the suite again without our provider when its config cannot load
+            # it; any other tracer writes its data unless the PR's process ends itself first
+            if session.runner == RunnerName.VITEST:
+                unknown = True
+            else:
+                refused = True
             continue
         try:
             data = parse_line_data(spool, session.files, tree)
@@ -93,7 +104,7 @@ def _one(runs: list[Rerun], code: Sequence[str], session: Session) -> ProofCode:
 
 _SAID = {
     ChangedCode.NOT_RUN: "ran none of the changed lines",
-    ChangedCode.NO_DATA: "returned coverage data that is not the tracer's",
+    ChangedCode.NO_DATA: "returned no coverage data, or data that is not the tracer's",
     ChangedCode.NOT_RERUN: "were not re-run by id",
     ChangedCode.NO_CODE: "ran no changed code",
 }

@@ -90,8 +90,12 @@ def test_no_tracer_or_no_reruns_is_not_measured(tmp_path: Path) -> None:
     # nothing came back from a re-run (a vitest config that cannot load our provider), or
     # the re-run ran the whole suite: unknown, said, never a claim
     missing = _confirm((True, _traced([1])), (False, _traced(None)))
+    # pytest's tracer writes unless the process ends itself first: no evidence, no proof
+    assert assess(["t_bug"], ["calc.py"], missing, session)["t_bug"].state is ChangedCode.NO_DATA
+    session.runner = "vitest"  # the same files: only the runner's name differs
     found = assess(["t_bug"], ["calc.py"], missing, session)
     assert found["t_bug"].state is ChangedCode.NOT_MEASURED
+    session.runner = "pytest"
     whole = Confirmation(
         True, rerun=("t_bug",), runs=(Rerun(("t_bug",), False, True, _traced([2])),)
     )
@@ -103,7 +107,10 @@ def test_no_tracer_or_no_reruns_is_not_measured(tmp_path: Path) -> None:
     [
         ((ChangedCode.NO_CODE,), "the PR changes no code file"),
         ((ChangedCode.NOT_RUN,), "1 ran none of the changed lines"),
-        ((ChangedCode.NOT_RUN, ChangedCode.NO_DATA), "1 returned coverage data that is not"),
+        (
+            (ChangedCode.NOT_RUN, ChangedCode.NO_DATA),
+            "1 returned no coverage data, or data that is not",
+        ),
     ],
 )
 def test_the_refusal_names_why(states: tuple[ChangedCode, ...], said: str) -> None:
