@@ -13,7 +13,7 @@ run of the one before it: the runs are judged in the order they were made.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
@@ -45,7 +45,7 @@ class Confirmation:
     # reason and each proof's ``reruns`` may claim, and no more
     rerun: tuple[str, ...] = ()
     # every re-run made, with the tests it re-ran: what ``proof_coverage`` reads
-    runs: tuple[Rerun, ...] = ()
+    runs: tuple[Rerun, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
