@@ -4,12 +4,28 @@ from __future__ import annotations
 
 from tests.action.helpers import HEAD_SHA, verdict_file, zip_files
 from verify_pr.contract import COMPARE_RESULT_FILE, COMPARE_SUMMARY_FILE
-from verify_pr.models.compare import CompareResult, CompareVerdict, side_file
+from verify_pr.models.compare import (
+    ChangedCode,
+    CompareResult,
+    CompareVerdict,
+    Proof,
+    Transition,
+    side_file,
+)
 from verify_pr.models.report import TestCase, TestStatus
 from verify_pr.models.transitions import classify, count
 from verify_pr.models.verdict import Verdict, VerdictFile
 
 BASE_SHA = "6dcb09b5b57875f334f61aebed695e2e4193db5e"
+PROOF = Proof(
+    id="tests/test_x.py::tests.test_x::test_fix",
+    file="tests/test_x.py",
+    line=4,
+    message=None,
+    reruns=1,
+    changed_code=ChangedCode.RAN,
+    changed_code_lines=("head x.py:1",),
+)
 
 
 def case(status: TestStatus, name: str = "test_fix", file: str = "tests/test_x.py") -> TestCase:
@@ -46,6 +62,12 @@ def compare_result(
         transitions=tuple(transitions),
         base=base,
         head=head,
+        # a proof that ran the PR's changed code (``publish/proof_checks.py``), under a plain
+        # id: the tests of hostile ids look at the transitions' rendering
+        code_paths=("x.py",),
+        proofs=(PROOF,)
+        if any(t.transition is Transition.FAIL_TO_PASS for t in transitions)
+        else (),
     )
 
 

@@ -205,12 +205,12 @@ def test_forgery_in_the_tests_is_not_verified(shas: Shas, tmp_path: Path) -> Non
     assert result.counts.fail_to_pass == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap: the PR's code that forges the report AND the exit code (atexit + "
-    "os._exit(0)) makes head look green; the sandbox cannot tell it from a real pass",
-)
 def test_full_forgery_from_the_code_is_not_verified(shas: Shas, tmp_path: Path) -> None:
+    """The PR's code forges the report AND the exit code (atexit + os._exit(0)): head looks
+    green, but the process ends before our tracer writes, so the proof's re-runs on head bring
+    no coverage data back and the proof does not count (docs/coverage.md, ``no_data``). It
+    was a strict expected failure until the changed-code rule; a forger that also writes our
+    tracer's data is still the residual."""
     repo = shas.repo
     checkout(repo, shas.base)
     forge = HOSTILE_TESTS[HOSTILE_TESTS.index("import atexit") :].replace(
@@ -219,6 +219,7 @@ def test_full_forgery_from_the_code_is_not_verified(shas: Shas, tmp_path: Path) 
     forger = commit(repo, {"calc.py": BUGGY + "\n\n" + forge}, "forge from the code")
     _code, result, _ = compare(tmp_path, repo, "--base", shas.base, "--head", forger)
     assert result.verdict != "VERIFIED"
+    assert [p.changed_code for p in result.proofs] == ["no_data"], result.proofs
 
 
 def test_own_command_judges_every_run_alike(shas: Shas, tmp_path: Path) -> None:

@@ -61,6 +61,26 @@ class CompareMethod(StrEnum):
     NONE = "none"  # nothing to merge: conflicts, already merged, or unrelated histories
 
 
+class ChangedCode(StrEnum):
+    """Whether a proof ran a line the PR changed in a code file, in its re-runs by id (the
+    same tracer on both sides; docs/coverage.md, "A proof must run changed code")."""
+
+    RAN = "ran"  # on head an added or changed line, or on before a line the PR removes
+    NOT_RUN = "not_run"  # measured on both sides: none of the changed lines ran
+    NO_CODE = "no_code"  # the PR changes no code file: nothing a test could run
+    NO_DATA = "no_data"  # a traced re-run returned no data (vitest aside), or not the tracer's
+    NOT_RERUN = "not_rerun"  # beyond the first re-run ids: not re-run, so not measured
+    # no tracer (bun, an own command, no measurable file), no re-runs, a whole-suite re-run,
+    # or no data back from vitest (a config that cannot load our provider)
+    NOT_MEASURED = "not_measured"
+
+
+# the states in which a proof counts: RAN, and NOT_MEASURED (said in the verdict's reason)
+COUNTING_CHANGED_CODE = frozenset({ChangedCode.RAN, ChangedCode.NOT_MEASURED})
+MAX_PROOF_LINES = 10
+ProofLine = Annotated[str, Field(max_length=300)]
+
+
 class Proof(BoundaryModel):
     """One FAIL_TO_PASS test and how it failed on base's code (the PR's text: shown escaped)."""
 
@@ -69,6 +89,10 @@ class Proof(BoundaryModel):
     line: Annotated[int, Field(ge=1)] | None
     message: MessageText | None
     reruns: Annotated[int, Field(ge=0)] = 0  # times it was re-run by id on each side
+    # whether its re-runs ran changed code, and the first changed lines they ran
+    # ("head path:line" or "before path:line"); None in files older than the rule
+    changed_code: ChangedCode | None = None
+    changed_code_lines: Annotated[tuple[ProofLine, ...], Field(max_length=MAX_PROOF_LINES)] = ()
 
 
 class TestTransition(WireNamedModel):

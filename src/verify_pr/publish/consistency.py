@@ -27,6 +27,7 @@ from verify_pr.models.sandbox import ReportStatus, RunStatus
 from verify_pr.models.transitions import classify, count
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.publish.coverage_checks import coverage_problems
+from verify_pr.publish.proof_checks import changed_code_gaps
 from verify_pr.publish.removed_checks import claim_problems, gone_ids, unexcused
 
 
@@ -143,6 +144,7 @@ def _verified_gaps(result: CompareResult) -> list[str]:
         and not result.strict_harness
         and "harness files changed without strict harness",
     ]
+    gaps += changed_code_gaps(result)
     return [g for g in gaps if g] + _unloaded_gaps(result) + _clean_gaps(result)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from verify_pr.markdown import escape_inline, inline_code
-from verify_pr.models.compare import CompareMethod, CompareResult
+from verify_pr.models.compare import ChangedCode, CompareMethod, CompareResult, Proof
 from verify_pr.models.removed import RemovedStanding
 
 SUMMARY_MAX_ROWS = 10
@@ -53,6 +53,25 @@ def paths_line(result: CompareResult, text: Callable[[str], str] = escape_inline
     return f"The PR changes {counted}."
 
 
+_CHANGED_CODE = {
+    ChangedCode.RAN: "ran changed code",
+    ChangedCode.NOT_RUN: "ran no changed code line (not a proof)",
+    ChangedCode.NO_CODE: "the PR changes no code (not a proof)",
+    ChangedCode.NO_DATA: "its re-runs returned no usable coverage data (not a proof)",
+    ChangedCode.NOT_RERUN: "not re-run, so not known to run changed code (not a proof)",
+    ChangedCode.NOT_MEASURED: "which code it ran was not measured",
+}
+
+
+def _changed_code(proof: Proof) -> str:
+    """`` — ran changed code: `head a.py:3`, ...``, or what stood in the way; nothing for a
+    file older than the rule."""
+    if proof.changed_code is None:
+        return ""
+    shown = ", ".join(inline_code(line) for line in proof.changed_code_lines[:3])
+    return f" — {_CHANGED_CODE[proof.changed_code]}" + (f": {shown}" if shown else "")
+
+
 def proof_lines(result: CompareResult) -> list[str]:
     """Each FAIL_TO_PASS test: id, file:line, and how it failed on base's code (escaped)."""
     if not result.proofs:
@@ -67,6 +86,7 @@ def proof_lines(result: CompareResult) -> list[str]:
             f"- {inline_code(proof.id[:300])}"
             + (f" at {inline_code(where[:300])}" if where else "")
             + f": {escape_inline(message)}"
+            + _changed_code(proof)
         )
     if len(result.proofs) > SUMMARY_MAX_ROWS:
         lines.append(f"- … and {len(result.proofs) - SUMMARY_MAX_ROWS} more")

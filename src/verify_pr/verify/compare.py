@@ -10,7 +10,7 @@ return data.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from verify_pr.models.compare import (
@@ -29,7 +29,7 @@ from verify_pr.models.report import EXECUTED, FAILING, RedFlag
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.transitions import count
 from verify_pr.models.verdict import REASON_MAX_CHARS, Verdict, VerdictFile
-from verify_pr.verify import base_own, nothing, removed, unloaded
+from verify_pr.verify import base_own, nothing, proof_coverage, removed, unloaded
 from verify_pr.verify.pairing import Findings, Pairing, findings, pair
 from verify_pr.verify.rerun import claim
 from verify_pr.verify.suite import SuiteOutcome
@@ -140,6 +140,9 @@ class Evidence:
     # the tests of base gone on head, run from base's file on head's code (``removed``)
     removed: tuple[RemovedTest, ...] = ()
     removed_run: SuiteOutcome | None = None
+    # each FAIL_TO_PASS test: did its re-runs run changed code (``proof_coverage``); None:
+    # the rule is not applied (a caller that has no re-runs to read)
+    changed_code: Mapping[str, proof_coverage.ProofCode] | None = None
 
 
 def _ids(ids: Sequence[str]) -> str:
@@ -226,6 +229,8 @@ def decide(
     for ids, text in rules:
         if ids:
             reasons.append(f"{len(ids)} {text}: {_ids(ids)}")
+    if f2p and (why := proof_coverage.refusal(f2p, ev.changed_code)):
+        reasons.append(why)
     if ev.markers:
         reasons.append(
             "the PR adds expected-failure markers (pytest xfail, jest test.failing, vitest "
@@ -241,6 +246,7 @@ def decide(
     if reasons:
         return Decision(CompareVerdict.NOT_PROVEN, reasons)
     rerun = claim(f2p, ev.rerun_ids, ev.rerun_whole, ev.reruns)
+    rerun += proof_coverage.note(f2p, ev.changed_code)
     return Decision(
         CompareVerdict.VERIFIED,
         [
@@ -276,6 +282,7 @@ def proofs(
     head: VerdictFile,
     reruns: int,
     rerun_ids: Sequence[str] | None = None,
+    changed_code: Mapping[str, proof_coverage.ProofCode] | None = None,
 ) -> tuple[Proof, ...]:
     """Each FAIL_TO_PASS test that proves the fix, with where it is, how it failed on base's
     code and how often it was re-run per side (``reruns`` for those in ``rerun_ids``, every
@@ -286,6 +293,7 @@ def proofs(
     for test_id in proof_ids:
         was, now = before_cases.get(test_id), head_cases.get(test_id)
         where = now or was
+        code = (changed_code or {}).get(test_id)
         found.append(
             Proof(
                 id=test_id,
@@ -293,6 +301,8 @@ def proofs(
                 line=where.line if where else None,
                 message=was.message if was else None,
                 reruns=reruns if rerun is None or test_id in rerun else 0,
+                changed_code=code.state if code else None,
+                changed_code_lines=code.lines if code else (),
             )
         )
     return tuple(found[:MAX_PROOFS])
@@ -351,7 +361,9 @@ def build_result(
         base_own=ev.base_own.verdict if ev.base_own else None,
         edited_test_paths=ev.edited[:MAX_LISTED_PATHS],
         other_paths=ev.others[:MAX_LISTED_PATHS],
-        proofs=proofs(paired.proofs, before_file, head.verdict, ev.reruns, ev.rerun_ids),
+        proofs=proofs(
+            paired.proofs, before_file, head.verdict, ev.reruns, ev.rerun_ids, ev.changed_code
+        ),
         test_changed=tuple(paired.findings.test_changed[:MAX_PROOFS]),
         flaky=tuple(ev.flaky[:MAX_PROOFS]),
         expected_failure_markers=ev.markers[:MAX_LISTED_PATHS],

@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from verify_pr.contract import AUTO, DEFAULT_FLAKE_RUNS, DEFAULT_TIMEOUT_S, RunnerName
@@ -37,7 +37,9 @@ from verify_pr.verify import (
     early_proof,
     harness_closure,
     patch_coverage,
+    proof_coverage,
     rerun,
+    sides,
     unloaded,
 )
 from verify_pr.verify.base_own import OwnRun
@@ -121,11 +123,6 @@ def _compare(
     # shared: the PR's version on both sides (tests, and whatever is not known to be code)
     shared, code = split(trees.changed, rule)
     tests = [p for p in shared if rule.is_test(p)]
-    # patch coverage (docs/coverage.md): information only, never read by the verdict
-    after_ish = trees.context.merge_tree or head_sha
-    coverage = patch_coverage.start(
-        request.git_dir, base_sha, after_ish, base_plan.runner, trees.after, code
-    )
     scan = harness_closure.scan(trees.base, trees.after, trees.changed, trees.renames, rule.is_test)
     harness = list(scan.paths)
     before_tree = _before_tree(trees, work, shared)
@@ -133,11 +130,21 @@ def _compare(
         compare.overlay_harness(trees.base, trees.after, harness)
         if before_tree != trees.base:
             compare.overlay_harness(trees.base, before_tree, harness)
+    # every tree built the same way: only the code files' content tells the sides apart
+    settled = sides.settle_all([trees.base, before_tree, trees.after], work)
+    trees = replace(trees, base=settled[trees.base], after=settled[trees.after])
+    before_tree = settled[before_tree]
     for tree in {trees.base, trees.after, before_tree}:
         check_tree(tree)
+    # patch coverage (docs/coverage.md) and what each proof ran (``proof_coverage``): the
+    # same tracer, with the same files, on both sides' whole runs and re-runs
+    after_ish = trees.context.merge_tree or head_sha
+    coverage = patch_coverage.start(
+        request.git_dir, base_sha, after_ish, base_plan.runner, trees.after, code, before_tree
+    )
     # the runner is base's; each run's import probe looks at the tree that run runs
     jobs = [
-        (before_tree, _plan(request, before_tree, base_plan.runner)),
+        (before_tree, coverage.plan(_plan(request, before_tree, base_plan.runner))),
         (trees.after, coverage.plan(_plan(request, trees.after, base_plan.runner))),
     ]
     # base's own run shows how the tests stood before the PR touched them: needed when it
@@ -178,12 +185,14 @@ def _compare(
         compare.overlay_paths(trees.after, before_tree, late.moved)
         if request.strict_harness:
             compare.overlay_harness(trees.base, before_tree, harness)
+        before_tree = coverage.before_tree = sides.settle(before_tree, work)
         check_tree(before_tree)
         code = [p for p in code if p not in late.moved]
         shared = sorted({*shared, *late.moved})
         tests = sorted({*tests, *late.moved})
         edited += [p for p in late.moved if _exists(trees.base, p)]
-        before = pool.run_all([(before_tree, _plan(request, before_tree, base_plan.runner))])[0]
+        plan_again = coverage.plan(_plan(request, before_tree, base_plan.runner))
+        before = pool.run_all([(before_tree, plan_again)])[0]
         # a path moved to the test side: base's own run, by what the new before run names
         # (a whole one already run stands)
         if base_own is None or own.collect is not None:
@@ -210,7 +219,7 @@ def _compare(
             head,
             pairing.proofs,
             request.flake_runs,
-            coverage.run_all(pool.run_all),  # the tracer on head's re-runs
+            coverage.run_all(pool.run_all),  # the tracer on both sides' re-runs
         )
     # a test of base gone on head runs from base's file over head's code (the fourth run)
     gone = judge_removed(
@@ -224,6 +233,7 @@ def _compare(
         code,
         pool.run_all,
     )
+    changed_code = proof_coverage.assess(pairing.proofs, code, confirmation, coverage)
     evidence = compare.Evidence(
         base_own=base_own,
         markers=tuple(added_markers(trees.base, trees.after, tests)),
@@ -243,6 +253,7 @@ def _compare(
         edited=tuple(sorted(set(edited))),
         removed=gone.tests,
         removed_run=gone.outcome,
+        changed_code=changed_code,
     )
     result = compare.build_result(
         base_sha,

@@ -1,9 +1,12 @@
 """Which of the PR's changed lines ran: measured in head's run and the proof's re-runs on head.
 
-A :class:`Session` is made once the PR's code paths are known. It adds the coverage tracer
-to the commands that run on the after tree (``plan``; ``run_all`` for the re-runs), keeps
-what each run returned (``coverage.txt``, parsed strictly: it comes from inside the PR's own
-process) and ends with a :class:`PatchCoverage`. Nothing here feeds a verdict.
+A :class:`Session` is made once the PR's code paths are known. It adds the coverage tracer,
+with one list of files, to the commands of both sides (``plan`` for the whole runs, before's
+and head's alike; ``run_all`` for the re-runs on both trees): a test sees the same tracer on
+either side (docs/threat-model.md). It keeps what head's runs returned (``coverage.txt``,
+parsed strictly: it comes from inside the PR's own process) and ends with a
+:class:`PatchCoverage`; the figures feed no verdict. What the re-runs of each proof ran is
+read by ``verify.proof_coverage``.
 """
 
 from __future__ import annotations
@@ -114,6 +117,10 @@ class Session:
     runner: str
     after_tree: Path
     changed: dict[str, tuple[int, ...]]  # code path -> its changed lines (after's numbering)
+    # code path -> base's lines the PR removes or changes (base's numbering), and the tree
+    # that runs base's code with the PR's tests ("before"); empty for ``verify-pr run``
+    removed: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    before_tree: Path | None = None
     files: list[str] = field(init=False)
     reason: str = field(init=False)
     head: LineData | None = None
@@ -124,13 +131,33 @@ class Session:
 
     def __post_init__(self) -> None:
         self._instrument, suffixes, self.reason = _instrument_for(self.runner)
+        # one list for both sides: the command a test can read is the same on either
         self.files = [
             p
-            for p in sorted(self.changed)
-            if p.endswith(suffixes) and self.changed[p] and _regular(self.after_tree, p)
+            for p in sorted({*self.changed, *self.removed})
+            if p.endswith(suffixes)
+            and (
+                (self.changed.get(p) and _regular(self.after_tree, p))
+                or (
+                    self.removed.get(p)
+                    and self.before_tree is not None
+                    and _regular(self.before_tree, p)
+                )
+            )
         ][:MAX_COVERAGE_FILES]
         if not self.reason and not self.files:
             self.reason = "no changed code file it can measure"
+
+    @property
+    def can_trace(self) -> bool:
+        """The runner has a tracer verify-pr adds (not bun, not an own command)."""
+        return self._instrument is not None
+
+    def traced(self, tree: Path) -> bool:
+        """Whether runs on ``tree`` get the tracer: head's and before's, never another."""
+        return tree == self.after_tree or (
+            self.before_tree is not None and tree == self.before_tree
+        )
 
     def plan(self, plan: SuitePlan) -> SuitePlan:
         """``plan`` with the tracer on (a fresh coverage path), or unchanged."""
@@ -142,13 +169,15 @@ class Session:
             return plan
         return dataclasses.replace(plan, command=command, coverage_path=path)
 
-    def take(self, outcome: SuiteOutcome) -> LineData | None:
+    def take(self, outcome: SuiteOutcome, tree: Path | None = None) -> LineData | None:
+        """What a traced run returned, parsed (jest's lines read from ``tree``, head's by
+        default); None, with why in ``head_note``, when nothing usable came back."""
         spool = outcome.run.coverage
         if spool is None:
             self.head_note = f"no coverage data came back ({outcome.run.result.coverage})"
             return None
         try:
-            return parse_line_data(spool, self.files, self.after_tree)
+            return parse_line_data(spool, self.files, tree or self.after_tree)
         except (CoverageDataError, OSError) as exc:
             self.head_note = f"the coverage data was refused: {exc}"[:300]
             return None
@@ -157,14 +186,14 @@ class Session:
         self.head = self.take(outcome)
 
     def run_all(self, run_all: RunJobs) -> RunJobs:
-        """``run_all`` with the tracer on in every job on the after tree (the proof's re-runs
-        on head), keeping what each returned."""
+        """``run_all`` with the tracer on in every job on the after and the before tree (the
+        proof's re-runs on both sides), keeping what those on head returned."""
 
         def wrapped(jobs: list[tuple[Path, SuitePlan]]) -> list[SuiteOutcome]:
-            planned = [(t, self.plan(p) if t == self.after_tree else p) for t, p in jobs]
+            planned = [(t, self.plan(p) if self.traced(t) else p) for t, p in jobs]
             outcomes = run_all(planned)
-            for outcome, (_tree, plan) in zip(outcomes, planned, strict=True):
-                if plan.coverage_path is not None:
+            for outcome, (tree, plan) in zip(outcomes, planned, strict=True):
+                if plan.coverage_path is not None and tree == self.after_tree:
                     self.proof_runs += 1
                     data = self.take(outcome)
                     if data is not None:
@@ -183,7 +212,7 @@ class Session:
             return PatchCoverage(
                 state=CoverageState.NOT_MEASURED, note=note[:500], has_proof=self.has_proof
             )
-        files = [p for p in self.files if p in code]
+        files = [p for p in self.files if p in code and self.changed.get(p)]
         try:
             return summarize(
                 self.changed, files, self.head, self.proofs, self.proof_runs, self.has_proof
@@ -196,17 +225,25 @@ class Session:
 
 
 def start(
-    git_dir: Path, base: str, after: str, runner: str, after_tree: Path, code: list[str]
+    git_dir: Path,
+    base: str,
+    after: str,
+    runner: str,
+    after_tree: Path,
+    code: list[str],
+    before_tree: Path | None = None,
 ) -> Session:
     """A session for the PR's code paths, their changed lines read with hardened git from
-    ``base`` to ``after`` (head, or the merge result's tree)."""
+    ``base`` to ``after`` (head, or the merge result's tree), and, with ``before_tree``, the
+    lines of base they remove or change (the diff read the other way)."""
     from verify_pr.errors import VerifyPrError
     from verify_pr.git.changed_lines import changed_lines
 
     try:
         changed = changed_lines(git_dir, base, after, code)
+        removed = {} if before_tree is None else changed_lines(git_dir, after, base, code)
     except VerifyPrError as exc:  # a git failure costs the figures, never the compare
-        session = Session(runner, after_tree, {})
+        session = Session(runner, after_tree, {}, before_tree=before_tree)
         session.reason = f"not measured: the changed lines could not be read ({exc})"[:500]
         return session
-    return Session(runner, after_tree, changed)
+    return Session(runner, after_tree, changed, removed, before_tree)

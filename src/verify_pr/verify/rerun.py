@@ -13,7 +13,7 @@ run of the one before it: the runs are judged in the order they were made.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
@@ -46,6 +46,19 @@ class Confirmation:
     rerun: tuple[str, ...] = ()
     # of those, the ones re-run with the whole suite: no selector reaches their id
     whole: tuple[str, ...] = ()
+    # every re-run made, with the tests it re-ran: what ``proof_coverage`` reads
+    runs: tuple[Rerun, ...] = field(default=(), compare=False)
+
+
+@dataclass(frozen=True)
+class Rerun:
+    """One re-run: the tests it selected (all of them: its data is theirs together), on
+    which side, whether it ran the whole suite (no selector), and what came back."""
+
+    ids: tuple[str, ...]
+    on_before: bool
+    whole: bool
+    outcome: SuiteOutcome
 
 
 @dataclass(frozen=True)
@@ -101,12 +114,17 @@ def confirm(
     # every group's every run at once: the sandboxes take them as slots free up
     outcomes = iter(run_all([run.job for runs in planned for run in runs]))
     outcome: dict[str, _Standing] = {}
+    made: list[Rerun] = []
     for group, runs in zip(groups, planned, strict=True):
-        outcome |= _standings(group, [(next(outcomes), run) for run in runs])
+        done = [(next(outcomes), run) for run in runs]
+        outcome |= _standings(group, done)
+        ids = tuple(c.id for c in group.cases)
+        made += [Rerun(ids, run.want_failure, not group.words, o) for o, run in done]
     flaky = tuple(i for i, v in outcome.items() if v is _Standing.FLAKY)
     unconfirmed = tuple(i for i, v in outcome.items() if v is _Standing.UNCONFIRMED)
     ids = tuple(c.id for c in cases)
-    return Confirmation(True, flaky, unconfirmed, ids, tuple(c.id for c in whole))
+    whole_ids = tuple(c.id for c in whole)
+    return Confirmation(True, flaky, unconfirmed, ids, whole_ids, tuple(made))
 
 
 def _apart(runner: str, cases: list[TestCase]) -> list[list[TestCase]]:

@@ -3,12 +3,14 @@ compare rule tests, their statuses, shas, a proving pair of runs and the summary
 
 from __future__ import annotations
 
+from verify_pr.models.compare import ChangedCode
 from verify_pr.models.report import FAILING, RedFlag, ReportFormat, TestCase, TestReport, TestStatus
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.sandbox.run import SandboxRun
 from verify_pr.verify import compare as cmp
 from verify_pr.verify import summary_lists
+from verify_pr.verify.proof_coverage import ProofCode
 from verify_pr.verify.suite import SuiteOutcome
 
 # Every run status box() was asked for: test_rules checks that its tests walk them all.
@@ -94,3 +96,14 @@ def compare_summary(before: SuiteOutcome, head: SuiteOutcome, harness: tuple[str
         BASE_SHA, HEAD_SHA, before, head, list(harness), False, pairing=paired
     )
     return summary_lists.summary_markdown(result, paired.findings)
+
+
+def ran_changed_code(
+    before: SuiteOutcome, head: SuiteOutcome, own: SuiteOutcome | None = None, path: str = "x.py"
+) -> dict[str, ProofCode]:
+    """Every proof of the pair as having run a changed line of ``path`` on head (what a real
+    compare's re-runs show for a real fix: ``verify/proof_coverage.py``)."""
+    from verify_pr.verify.pairing import pair
+
+    ran = ProofCode(ChangedCode.RAN, (f"head {path}:1",))
+    return dict.fromkeys(pair(before, head, own).proofs, ran)

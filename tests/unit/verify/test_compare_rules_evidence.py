@@ -5,7 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from tests.unit.verify.helpers import BASE_SHA, FIXED_BASE, FIXED_HEAD, HEAD_SHA, E, F, P, S
+from tests.unit.verify.helpers import (
+    BASE_SHA,
+    FIXED_BASE,
+    FIXED_HEAD,
+    HEAD_SHA,
+    E,
+    F,
+    P,
+    S,
+    ran_changed_code,
+)
 from tests.unit.verify.helpers import compare_summary as _summary
 from tests.unit.verify.helpers import outcome as _outcome
 from verify_pr.models.compare import CompareResult, CompareVerdict
@@ -113,7 +123,11 @@ def test_a_test_file_that_cannot_load_on_base_fails_there() -> None:
         update={"testcases": head_cases, "totals": head_report.totals}
     )
     head = SuiteOutcome(head_verdict, head.run, head_report)
-    result = _build(before, head)
+    ev = cmp.Evidence(changed_code=ran_changed_code(before, head))
+    context = cmp.Context(code_paths=("x.py",))
+    result = cmp.build_result(
+        BASE_SHA, HEAD_SHA, before, head, [], False, evidence=ev, context=context
+    )
     assert result.verdict is CompareVerdict.VERIFIED, result.reasons
     assert result.counts.fail_to_pass == 2 and result.counts.removed == 0
     assert {p.id for p in result.proofs} == {c.id for c in new}

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import pytest
 
-from tests.unit.verify.helpers import BASE_SHA, HEAD_SHA, box
+from tests.unit.verify.helpers import BASE_SHA, HEAD_SHA, box, ran_changed_code
 from verify_pr.models.compare import MAX_LISTED_PATHS, CompareResult, CompareVerdict
 from verify_pr.models.loadfail import names_path
 from verify_pr.models.report import RedFlag, ReportFormat, TestCase, TestReport, TestStatus
@@ -87,7 +87,9 @@ def _compare(
     own: SuiteOutcome | None = OWN,
     changed: tuple[str, ...] | None = CHANGED,
 ) -> CompareResult:
-    ev = cmp.Evidence(base_own=own, changed=changed)
+    ev = cmp.Evidence(
+        base_own=own, changed=changed, changed_code=ran_changed_code(before, head, own, CHANGED[0])
+    )
     return cmp.build_result(
         BASE_SHA,
         HEAD_SHA,
