@@ -61,8 +61,8 @@ def _start(tmp_path: Path, image: str, mode: str) -> Running:
         base = commit(repo, {"calc.py": BUGGY, "test_calc.py": SLOW_TESTS})
         head = commit(repo, {"calc.py": FIXED, "test_calc.py": SLOW_TESTS_EDITED})
         where = ["--git", str(repo), "--base", base, "--head", head]
-    else:
-        repo = make_repo(tmp_path, {"calc.py": BUGGY, "test_calc.py": SLOW_TESTS})
+    else:  # the fixed code: the run's one sandbox sleeps in the test until it is signalled
+        repo = make_repo(tmp_path, {"calc.py": FIXED, "test_calc.py": SLOW_TESTS})
         where = ["--repo", str(repo)]
     argv = [sys.executable, "-m", "verify_pr.verify.cli", mode, *where]
     argv += ["--image", image, "--out", str(out), "--timeout", "300"]
@@ -92,14 +92,28 @@ def _running(run: Running, spools: bool, seconds: float = 240) -> list[str]:
     once base's runs ended and their report spools are in TMPDIR)."""
     end = time.monotonic() + seconds
     while time.monotonic() < end:
-        found = [str(c["Id"]) for c in containers_of(run.proc.pid) if c["State"] == "running"]
+        found = _still_running(run.proc.pid)
         spooled = list(run.tmpdir.glob("vpr-report-*.tmp"))
         if found and (spooled or not spools):
-            time.sleep(1)  # past the nonce: the wrapper runs the tests
             return found
         assert run.proc.poll() is None, run.proc.communicate()[1]
         time.sleep(0.2)
     raise AssertionError("the run's sandboxes never started")
+
+
+def _still_running(owner: int) -> list[str]:
+    """The owner's sandboxes running now and still a second later: past the nonce, in the
+    PR's test (head's sleeps; a base run that fails at once is gone by then, so a probe never
+    waits on a sandbox that ends by itself)."""
+
+    def running() -> set[str]:
+        return {str(c["Id"]) for c in containers_of(owner) if c["State"] == "running"}
+
+    first = running()
+    if not first:
+        return []
+    time.sleep(1)
+    return sorted(first & running())
 
 
 def _cancel(run: Running, *signals: signal.Signals) -> tuple[int, str, float]:
@@ -246,9 +260,8 @@ def _verifier_running(step: Step) -> tuple[int, list[str]]:
     verifier = step.verifier()
     end = time.monotonic() + 240
     while time.monotonic() < end:
-        found = [str(c["Id"]) for c in containers_of(verifier) if c["State"] == "running"]
+        found = _still_running(verifier)
         if found:
-            time.sleep(1)
             return verifier, found
         assert step.proc.poll() is None, step.proc.communicate()
         time.sleep(0.2)
