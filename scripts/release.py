@@ -28,7 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 # What a caller of verify-pr@<sha> runs: the actions, the package, its install and its locks.
-# Keep in step with tests/unit/test_self_pins.py (a test compares the two lists).
+# tests/unit/test_self_pins.py checks the pins against this list too.
 CODE_PATHS = (
     "action.yml",
     "entrypoint",
