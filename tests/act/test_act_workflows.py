@@ -50,12 +50,20 @@ TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 
-@pytest.fixture(autouse=True, params=["checkout", "pinned"])
+# verify-pr as the docs pin it (each pinned commit from ``git archive``): what a user who pastes
+# the docs runs. The pinned trees hold the same shipped files as this checkout
+# (tests/unit/test_self_pins.py), so serving them adds only the pins' own resolution: the
+# docs' run and compare callers and the reusable workflows (whose inner pins are followed) run
+# both ways; the other cases, which probe the same steps' behaviour, run from the checkout.
+BOTH_WAYS = pytest.mark.parametrize("served", ["checkout", "pinned"], indirect=True)
+
+
+@pytest.fixture(autouse=True)
 def served(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Each test twice: verify-pr served from this checkout, then as the docs pin it (each
-    pinned commit from ``git archive``): what a user who pastes the docs runs."""
-    monkeypatch.setattr(harness, "SERVED", request.param)
-    return str(request.param)
+    """How verify-pr's own references are served: this checkout unless a test asks for both."""
+    way = str(getattr(request, "param", "checkout"))
+    monkeypatch.setattr(harness, "SERVED", way)
+    return way
 
 
 def pr_repository(
@@ -133,6 +141,7 @@ def _verdict(uploaded: Path) -> str:
     return str(json.loads((uploaded / "verdict.json").read_text())["verdict"])
 
 
+@BOTH_WAYS
 def test_run_mode_pass_to_a_success_check(
     tmp_path: Path, github_fake: FakeGitHub, webhook_payload: Callable[..., dict[str, Any]]
 ) -> None:
@@ -172,6 +181,7 @@ def test_run_mode_fail_fails_the_job_and_the_check(
     assert check["conclusion"] == "failure", check["output"]
 
 
+@BOTH_WAYS
 def test_compare_mode_verified_to_a_success_check(
     tmp_path: Path, github_fake: FakeGitHub, webhook_payload: Callable[..., dict[str, Any]]
 ) -> None:
@@ -303,6 +313,7 @@ def test_a_tag_with_pull_image_digest_is_refused_with_its_reason(
     assert "Run Main Verify the pull request in the sandbox" not in result.log
 
 
+@BOTH_WAYS
 def test_reusable_workflows_called_with_uses(
     tmp_path: Path, github_fake: FakeGitHub, webhook_payload: Callable[..., dict[str, Any]]
 ) -> None:
