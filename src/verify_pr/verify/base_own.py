@@ -51,7 +51,7 @@ Submit = Callable[[Job], "Future[SuiteOutcome]"]
 def collect_plan(whole: SuitePlan) -> SuitePlan | None:
     """The collection of the whole of base, or None where the runner cannot list its tests as
     a run names them (base's own run is then whole)."""
-    from verify_pr.runners.pytest import PytestRunner
+    from verify_pr.runners.pytest.runner import PytestRunner
 
     if whole.runner != RunnerName.PYTEST or whole.parse_name != RunnerName.PYTEST:
         return None
@@ -74,7 +74,7 @@ class Collected:
 def collected(outcome: SuiteOutcome) -> Collected | None:
     """The collection's tests and load failures; None when it cannot be read as one (then base's
     own run is whole)."""
-    from verify_pr.runners.pytest import COLLECTED_MESSAGE
+    from verify_pr.runners.pytest.runner import COLLECTED_MESSAGE
 
     report = outcome.report
     if report is None or outcome.verdict.sandbox.status is not RunStatus.COMPLETED:

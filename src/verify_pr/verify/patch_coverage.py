@@ -91,11 +91,11 @@ def parse_line_data(spool: ReportSpool, files: list[str], tree: Path | None = No
 def _instrument_for(runner: str) -> tuple[Instrument | None, tuple[str, ...], str]:
     """The runner's tracer, the suffixes it measures, and why not when there is none."""
     if runner == RunnerName.PYTEST:
-        from verify_pr.runners.coverage_python import instrument
+        from verify_pr.runners.pytest.coverage import instrument
 
         return instrument, _PY, ""
     if runner in (RunnerName.JEST, RunnerName.VITEST):
-        from verify_pr.runners import coverage_node
+        from verify_pr.runners.node import coverage as coverage_node
 
         return coverage_node.instrument_for(runner), _JS, ""
     if runner == RunnerName.BUN:

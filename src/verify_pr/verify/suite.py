@@ -52,8 +52,8 @@ def plan_detected(tree: Path, runner_choice: str) -> SuitePlan:
     runner = detect_runner(tree, runner_choice)
     suffix = ".xml" if runner.report_format == "junit" else ".json"
     path = new_report_path(suffix)
-    from verify_pr.runners import node_tree
-    from verify_pr.runners.pytest import PytestRunner
+    from verify_pr.runners.node import tree as node_tree
+    from verify_pr.runners.pytest.runner import PytestRunner
 
     # pytest's command depends on the tree (src layout, import probe); jest's and vitest's get
     # the probe of the package's own name; bun's has none (bun resolves differently).
@@ -97,7 +97,7 @@ def _parse(plan: SuitePlan, data: ReportSource) -> TestReport:
 def tamper_signals(tree: Path, plan: SuitePlan, output: bytes = b"") -> list[str]:
     """The runners' signals for ``tree``, and what ``output`` (a run of ``plan``) read from
     the image: a src layout's modules that stand in for the ones pytest loads at startup."""
-    from verify_pr.runners import python_tree
+    from verify_pr.runners.pytest import tree as python_tree
 
     signals = _tamper(tree, plan)
     if plan.runner == RunnerName.PYTEST and plan.parse_name == RunnerName.PYTEST:
@@ -129,7 +129,7 @@ def listed_testcases(report: TestReport) -> tuple[TestCase, ...]:
 
 def _check_imports(judgement: Judgement, plan: SuitePlan, output: bytes) -> Judgement:
     """A verdict on the suite needs the tests to have imported the tree's own packages."""
-    from verify_pr.runners.python_tree import outside_the_tree
+    from verify_pr.runners.pytest.tree import outside_the_tree
 
     if judgement.verdict not in (Verdict.PASS, Verdict.FAIL) or not plan.probed:
         return judgement

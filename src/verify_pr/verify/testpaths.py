@@ -40,7 +40,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from verify_pr.contract import RunnerName
-from verify_pr.runners.pytest_ini import ini_sources
+from verify_pr.runners.pytest.ini import ini_sources
 from verify_pr.sandbox import tree_files
 from verify_pr.verify import setup_name
 from verify_pr.verify.test_support import is_support_dir, product_imports

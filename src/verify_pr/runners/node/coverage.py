@@ -26,7 +26,7 @@ import shlex
 from collections.abc import Callable
 
 from verify_pr.contract import RunnerName
-from verify_pr.runners.failing_recorder import one_line
+from verify_pr.runners.node.failing_recorder import one_line
 
 _JEST = "jest --ci --json "
 _VITEST = "vitest run --configLoader runner "

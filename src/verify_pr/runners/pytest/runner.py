@@ -11,10 +11,11 @@ from verify_pr.contract import RunnerName
 from verify_pr.models.report import ReportFormat, TestReport
 from verify_pr.reports._common import DEFAULT_TREE_ROOT, ReportSource
 from verify_pr.reports.junit import EXPECTED_FAILURE_PROPERTY, JunitDialect, parse_junit
-from verify_pr.runners import _files, config_code, python_tree
+from verify_pr.runners import _files, config_code
 from verify_pr.runners._scripts import runners_in_test_script
 from verify_pr.runners.base import Detection, Evidence, validate_report_path
-from verify_pr.runners.pytest_ini import addopts_words, ini_sources
+from verify_pr.runners.pytest import tree as python_tree
+from verify_pr.runners.pytest.ini import addopts_words, ini_sources
 
 # The interpreter never lets the tree stand in for the runner or its modules by name:
 # -P keeps the working directory off sys.path (pytest puts the rootdir there itself, by its

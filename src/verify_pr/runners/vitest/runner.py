@@ -16,11 +16,12 @@ from verify_pr.contract import RunnerName
 from verify_pr.models.report import ReportFormat, TestReport
 from verify_pr.reports._common import DEFAULT_TREE_ROOT, ReportSource
 from verify_pr.reports.jest_json import JsonDialect, parse_jest_json
-from verify_pr.runners import _files, config_code, failing_recorder
+from verify_pr.runners import _files, config_code
 from verify_pr.runners._config_keys import TamperKeys
 from verify_pr.runners._scripts import runners_in_test_script
 from verify_pr.runners.base import Detection, Evidence, validate_report_path
-from verify_pr.runners.vitest_configs import VITE_CONFIGS, VITEST_CONFIGS
+from verify_pr.runners.node import failing_recorder
+from verify_pr.runners.vitest.configs import VITE_CONFIGS, VITEST_CONFIGS
 
 _TAMPER_KEYS = TamperKeys(
     {
