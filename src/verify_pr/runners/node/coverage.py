@@ -33,6 +33,8 @@ _VITEST = "vitest run --configLoader runner "
 _PLAIN = re.compile(r"[A-Za-z0-9._/-]+")  # a file name no glob or shell word can misread
 # the container's own /tmp (a fresh tmpfs per run). A path with /node_modules/ and .mjs is
 # what vite-node imports natively (its depsExternal), so vite never serves it from /tmp.
+# the files a JavaScript tracer measures
+JS_SUFFIXES = (".js", ".cjs", ".mjs", ".jsx", ".ts", ".cts", ".mts", ".tsx")
 VITEST_PROVIDER = "/tmp/node_modules/verify-pr-coverage.mjs"  # noqa: S108
 _MAX_COMMAND = 60_000  # under the sandbox's 65536-character cap for --cmd
 
