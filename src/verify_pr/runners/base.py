@@ -101,6 +101,11 @@ class Runner(Protocol):
     # the proof's files may re-run together
     isolates_files: bool
     compare_args: Argv  # argv every compare run adds to the command (the same on each side)
+    # harness: file-name globs (any depth) the runner reads as its config or setup, top-level
+    # module names that stand in for the runner's own, package.json keys it reads config from
+    harness_names: tuple[str, ...]
+    shadowed_modules: tuple[str, ...]
+    package_json_keys: tuple[str, ...]
 
     def detect(self, tree: Path) -> Detection | None:
         """Strongest evidence that ``tree`` uses this runner; reads files, executes nothing."""
@@ -159,6 +164,9 @@ class RunnerDefaults:
     tests_only_in_test_files = False
     isolates_files = False
     compare_args: Argv = ()
+    harness_names: tuple[str, ...] = ()
+    shadowed_modules: tuple[str, ...] = ()
+    package_json_keys: tuple[str, ...] = ()
 
     def command(self, report_path: str) -> str:  # pragma: no cover - each runner has its own
         raise NotImplementedError

@@ -49,6 +49,8 @@ class JestRunner(RunnerDefaults):
     expected_failures = ExpectedFailures.RECORDER  # test.failing, from jest-circus's state
     tests_only_in_test_files = True  # its testMatch: no in-source tests
     isolates_files = True  # each test file in a module registry and environment of its own
+    harness_names: tuple[str, ...] = ("jest.config.*", "jest.setup.*", "jest-setup.*")
+    package_json_keys: tuple[str, ...] = ("jest",)
 
     def __init__(self, tree_root: str = DEFAULT_TREE_ROOT) -> None:
         self.tree_root = tree_root

@@ -35,6 +35,17 @@ from verify_pr.runners.pytest.command import (
 )
 from verify_pr.runners.pytest.ini import addopts_words, ini_sources
 
+# The files pytest reads its config from, and the conftest.py files it loads at any depth.
+CONFIG_FILES = (
+    "pytest.ini",
+    ".pytest.ini",
+    "pytest.toml",
+    ".pytest.toml",
+    "pyproject.toml",
+    "tox.ini",
+    "setup.cfg",
+    "conftest.py",
+)
 _REQUIREMENTS = (
     "requirements.txt",
     "requirements-dev.txt",
@@ -54,6 +65,17 @@ class PytestRunner(RunnerDefaults):
     # A new test file that cannot import on base's code must not stop the others: the same
     # flag on every compare run keeps the runs alike.
     compare_args: Argv = ("--continue-on-collection-errors",)
+    harness_names: tuple[str, ...] = CONFIG_FILES
+    # a top-level module of these names shadows the installed runner under `python3 -m pytest`
+    shadowed_modules: tuple[str, ...] = (
+        "pytest.py",
+        "pytest",
+        "_pytest",
+        "pluggy",
+        "pluggy.py",
+        "py.py",
+        "iniconfig",
+    )
 
     def __init__(self, tree_root: str = DEFAULT_TREE_ROOT) -> None:
         self.tree_root = tree_root
@@ -135,16 +157,7 @@ class PytestRunner(RunnerDefaults):
         signals: list[str] = []
         for source, options in ini_sources(tree):
             signals.extend(f"{source}: {s}" for s in _option_signals(options))
-        for name in (
-            "pytest.ini",
-            ".pytest.ini",
-            "pytest.toml",
-            ".pytest.toml",
-            "pyproject.toml",
-            "tox.ini",
-            "setup.cfg",
-            "conftest.py",
-        ):
+        for name in CONFIG_FILES:
             if _files.entry(tree, name) in (_files.Entry.SYMLINK, _files.Entry.OTHER):
                 signals.append(f"{name} is a symlink or special file: not inspected")
         conftests, capped = _files.find_named(tree, "conftest.py")

@@ -56,6 +56,13 @@ class VitestRunner(RunnerDefaults):
     report_format = ReportFormat.VITEST_JSON
     test_files = TestFiles.JAVASCRIPT
     expected_failures = ExpectedFailures.RECORDER  # test.fails, from each task
+    harness_names: tuple[str, ...] = (
+        "vitest.config.*",
+        "vitest.workspace.*",
+        "vitest.setup.*",
+        "vite.config.*",
+    )
+    package_json_keys: tuple[str, ...] = ("vitest",)
 
     def __init__(self, tree_root: str = DEFAULT_TREE_ROOT) -> None:
         self.tree_root = tree_root
