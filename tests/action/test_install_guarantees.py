@@ -63,7 +63,7 @@ def installed(where: Path) -> bool:
     # the package data too: the sandbox's scripts, the jest/vitest recorders' sources
     code = (
         "import docker, pydantic; from verify_pr.sandbox import cli, policy; "
-        "from verify_pr.runners import failing_recorder as f; "
+        "from verify_pr.runners.node import failing_recorder as f; "
         "policy._script('boot.sh'); f.jest_install(); f.vitest_install()"
     )
     probe = [str(python), "-I", "-c", code]

@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "src" / "verify_pr"
 
 
 def package_of(path: Path, root: Path = PACKAGE) -> tuple[str, ...]:
-    """The package a module file belongs to (``runners/pytest.py`` -> ``verify_pr.runners``)."""
+    """The package a module file belongs to (``runners/pytest/runner.py`` -> ``verify_pr.runners.pytest``)."""
     parts = path.relative_to(root.parent).with_suffix("").parts
     return parts[:-1] if parts[-1] != "__init__" else parts
 

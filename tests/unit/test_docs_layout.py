@@ -45,3 +45,17 @@ def test_the_layout_check_sees_a_missing_and_an_extra_entry() -> None:
     extra = doc.replace("  contract.py ", "  contract.py, ghost.py ", 1)
     assert listed(extra) - actual() == {"ghost.py"}
     assert {"models/", "sandbox/", "verify/", "errors.py"} <= listed(doc)
+
+
+def test_the_layout_names_every_module_of_verify_and_runners() -> None:
+    """Each module of the two packages the verdict lives in is named in the layout block (the
+    runner packages by their folder, their modules by name)."""
+    block = LAYOUT.read_text(encoding="utf-8").split("\n## Layout\n", 1)[1].split("```", 2)[1]
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", block))
+    missing = [
+        p.relative_to(PACKAGE).as_posix()
+        for layer in ("verify", "runners")
+        for p in sorted((PACKAGE / layer).rglob("*.py"))
+        if (p.stem if p.stem != "__init__" else p.parent.name) not in words
+    ]
+    assert not missing, missing

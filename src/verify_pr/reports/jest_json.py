@@ -37,7 +37,7 @@ MAX_SUITES = 10_000
 MAX_TITLES = 64
 MAX_FAILURE_MESSAGES = 100
 LOAD_ERROR_NAME = "(test file failed to run)"
-# What verify-pr's recorders (runners/failing_recorder.py) write on each assertion result:
+# What verify-pr's recorders (runners/node/failing_recorder.py) write on each assertion result:
 # the test's test.failing / test.fails flag, read from the runner's own state.
 RECORD_KEY = "verifyPrFailing"
 # ... and whether a failed test failed outside its own body (a beforeEach/beforeAll hook threw):

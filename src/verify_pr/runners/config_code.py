@@ -17,8 +17,8 @@ from typing import Any
 
 from verify_pr.contract import WORK_DIR, RunnerName
 from verify_pr.runners import _files
-from verify_pr.runners.pytest_ini import addopts_words, ini_sources
-from verify_pr.runners.vitest_configs import VITE_CONFIGS, VITEST_CONFIGS
+from verify_pr.runners.pytest.ini import addopts_words, ini_sources
+from verify_pr.runners.vitest.configs import VITE_CONFIGS, VITEST_CONFIGS
 
 PYTEST, JEST, VITEST, BUN = (
     RunnerName.PYTEST,
@@ -208,7 +208,7 @@ def _module_shadows(tree: Path) -> list[Finding]:
     In a src layout, ``/work/src`` is on PYTHONPATH from the interpreter's start (ahead of the
     image's packages), so a module there named so is the one the runner itself loads: named on
     the verdict (not a bar to PASS: a src-layout project such as pluggy tests itself so)."""
-    from verify_pr.runners.python_tree import src_layout
+    from verify_pr.runners.pytest.tree import src_layout
 
     names = (set(sys.stdlib_module_names) | _RUNNER_MODULES) - _NOT_SHADOWS
     # src_layout only names a real directory (lstat), never a link to one

@@ -8,10 +8,10 @@ from verify_pr.contract import AUTO, RunnerName
 from verify_pr.errors import ConfigError
 from verify_pr.reports._common import DEFAULT_TREE_ROOT
 from verify_pr.runners.base import Detection, Runner
-from verify_pr.runners.bun import BunRunner
-from verify_pr.runners.jest import JestRunner
-from verify_pr.runners.pytest import PytestRunner
-from verify_pr.runners.vitest import VitestRunner
+from verify_pr.runners.bun.runner import BunRunner
+from verify_pr.runners.jest.runner import JestRunner
+from verify_pr.runners.pytest.runner import PytestRunner
+from verify_pr.runners.vitest.runner import VitestRunner
 
 
 def all_runners(tree_root: str = DEFAULT_TREE_ROOT) -> tuple[Runner, ...]:

@@ -33,7 +33,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from verify_pr.contract import RunnerName, new_report_path
+from verify_pr.contract import new_report_path
 from verify_pr.models.report import TestCase, TestReport, TestStatus, Totals
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.verdict import MAX_REASONS, REASON_MAX_CHARS, VerdictFile
@@ -51,11 +51,12 @@ Submit = Callable[[Job], "Future[SuiteOutcome]"]
 def collect_plan(whole: SuitePlan) -> SuitePlan | None:
     """The collection of the whole of base, or None where the runner cannot list its tests as
     a run names them (base's own run is then whole)."""
-    from verify_pr.runners.pytest import PytestRunner
+    from verify_pr.runners.registry import runner_named
 
-    if whole.runner != RunnerName.PYTEST or whole.parse_name != RunnerName.PYTEST:
+    runner = runner_named(whole.runner)
+    if runner is None or whole.parse_name != whole.runner:
         return None
-    command = PytestRunner.collect_command(whole.command)
+    command = runner.collect_command(whole.command)
     if command is None:
         return None
     path = new_report_path(".xml")
@@ -74,8 +75,10 @@ class Collected:
 def collected(outcome: SuiteOutcome) -> Collected | None:
     """The collection's tests and load failures; None when it cannot be read as one (then base's
     own run is whole)."""
-    from verify_pr.runners.pytest import COLLECTED_MESSAGE
+    from verify_pr.runners.detect import all_runners
 
+    # the skip message of a collection (a runner's that can collect)
+    messages = {m for runner in all_runners() if (m := runner.collected_message()) is not None}
     report = outcome.report
     if report is None or outcome.verdict.sandbox.status is not RunStatus.COMPLETED:
         return None
@@ -86,7 +89,7 @@ def collected(outcome: SuiteOutcome) -> Collected | None:
     for case in report.testcases:
         if is_load_failure(case) or (case.status is TestStatus.ERROR and case.file in unloadable):
             continue
-        if case.status is not TestStatus.SKIPPED or case.message != COLLECTED_MESSAGE:
+        if case.status is not TestStatus.SKIPPED or case.message not in messages:
             return None  # not what the collection writes: something else wrote the report
         cases[case.id] = case
     return Collected(cases, tuple(sorted(unloadable)))

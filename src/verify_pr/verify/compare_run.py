@@ -23,11 +23,13 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
-from verify_pr.contract import AUTO, DEFAULT_FLAKE_RUNS, DEFAULT_TIMEOUT_S, RunnerName
+from verify_pr.contract import AUTO, DEFAULT_FLAKE_RUNS, DEFAULT_TIMEOUT_S
 from verify_pr.errors import InputRefused
 from verify_pr.models.compare import CompareMethod, CompareResult
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict, VerdictFile
+from verify_pr.runners.base import ExpectedFailures, with_args
+from verify_pr.runners.registry import runner_named
 from verify_pr.sandbox import cancel, tree_files
 from verify_pr.sandbox.resources import DEFAULT_RESOURCES, Resources
 from verify_pr.sandbox.run import SandboxRun
@@ -272,7 +274,8 @@ def _compare(
 
 def _doubtful(plan: SuitePlan, after: Path, head: SuiteOutcome) -> dict[str, str]:
     """bun's test files whose tests could be expected failures it does not report."""
-    if plan.runner != RunnerName.BUN:
+    runner = runner_named(plan.runner)
+    if runner is None or runner.expected_failures is not ExpectedFailures.CANNOT:
         return {}
     return bun_markers.doubtful(after, (c.file for c in head.verdict.testcases))
 
@@ -359,14 +362,13 @@ def _plan(request: CompareRequest, base_tree: Path, runner: str | None = None) -
     if request.command is not None:
         return plan_custom(request.command, request.report_format or "")
     plan = plan_detected(base_tree, runner or request.runner)
-    if plan.runner == RunnerName.PYTEST:
-        # A new test file that cannot import on base's code must not stop the others: the
-        # same flag on every run keeps the runs alike.
-        command = f"{plan.command} --continue-on-collection-errors"
-        # the import probe's packages stay with the plan: without them the run never checks
-        # where they resolved (a package the PR turns into a namespace package imports the
-        # image's copy on head)
-        return dataclasses.replace(plan, command=command)
+    detected = runner_named(plan.runner)
+    if detected is not None and detected.compare_args:
+        # the same words on every run keep the runs alike (pytest: a new test file that cannot
+        # import on base's code must not stop the others); the import probe's packages stay
+        # with the plan: without them the run never checks where they resolved (a package the
+        # PR turns into a namespace package imports the image's copy on head)
+        return dataclasses.replace(plan, command=with_args(plan.command, detected.compare_args))
     return plan
 
 

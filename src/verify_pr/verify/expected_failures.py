@@ -4,7 +4,7 @@ jest's and bun's ``test.failing`` and vitest's ``test.fails`` are written as pla
 their body fails (seen in jest 29, vitest 3 and bun 1.x), and so is pytest's non-strict XPASS
 when pytest runs under the caller's own command. Under verify-pr's own commands the runner says
 it itself: pytest's bootstrap marks xfails in the report, and jest's and vitest's recorders
-(``runners/failing_recorder.py``) write each test's flag from the runner's state, which no
+(``runners/node/failing_recorder.py``) write each test's flag from the runner's state, which no
 spelling of the marker hides. bun exposes no such flag: this reader is all it has.
 
 Each passing testcase's own line in the tree is read, as data (for a Python test, with the

@@ -10,31 +10,19 @@ import fnmatch
 from collections.abc import Iterable
 from pathlib import PurePosixPath
 
+from verify_pr.runners.detect import all_runners
+
 # Files that decide how the tests run or how their results are reported (matched on the
-# file name at any depth, or on the first path component for module shadows).
-HARNESS_NAMES = (
-    "conftest.py",
-    "pytest.ini",
-    ".pytest.ini",
-    "pytest.toml",
-    ".pytest.toml",
-    "pyproject.toml",
-    "setup.cfg",
-    "tox.ini",
+# file name at any depth, or on the first path component for module shadows): every runner's
+# own (``Runner.harness_names``: whatever the detected runner, a tree may hold another's), and
+# what any Python or JavaScript run reads.
+_SHARED_NAMES = (
     "sitecustomize.py",
     "usercustomize.py",
     "*.pth",
     "package.json",
-    "jest.config.*",
-    "jest.setup.*",
-    "jest-setup.*",
-    "vitest.config.*",
-    "vitest.workspace.*",
-    "vitest.setup.*",
-    "vite.config.*",
     "setupTests.*",
     "test-setup.*",
-    "bunfig.toml",
     # read by jest's babel-jest transform (and vitest's plugins) from any folder of the tree
     ".babelrc",
     ".babelrc.*",
@@ -54,8 +42,11 @@ HARNESS_NAMES = (
     "pdm.lock",
     "Pipfile.lock",
 )
-# A top-level module of these names shadows the installed runner under `python3 -m pytest`.
-HARNESS_TOP_LEVEL = ("pytest.py", "pytest", "_pytest", "pluggy", "pluggy.py", "py.py", "iniconfig")
+HARNESS_NAMES = tuple(
+    dict.fromkeys([*(n for r in all_runners() for n in r.harness_names), *_SHARED_NAMES])
+)
+# A top-level module of these names shadows an installed runner (``Runner.shadowed_modules``).
+HARNESS_TOP_LEVEL = tuple(dict.fromkeys(m for r in all_runners() for m in r.shadowed_modules))
 HARNESS_DIRS = ("node_modules", ".yarn", ".pnp.cjs", ".pnp.js")
 # Installed-distribution metadata: once the working directory is on sys.path, pytest loads
 # the ``pytest11`` entry points it finds in such a folder of the tree, as plugins. Only that

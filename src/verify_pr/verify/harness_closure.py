@@ -283,7 +283,7 @@ def scan(
     """The harness paths the PR changes: by name, and through links, imports and renames
     (over both trees, so base's harness reaching head's file counts, and the reverse).
     ``is_test`` (base's test rule) names the test modules whose imports are product code."""
-    from verify_pr.runners.python_tree import tree_packages
+    from verify_pr.runners.pytest.tree import tree_packages
 
     walks = [walk(base), walk(after)]
     packages = sorted({*tree_packages(base), *tree_packages(after)})

@@ -14,6 +14,7 @@ import re
 from pathlib import PurePosixPath
 from typing import NamedTuple
 
+from verify_pr.runners.detect import all_runners
 from verify_pr.verify.harness import ENTRY_POINTS
 
 PY_SUFFIXES = (".py", ".pth")
@@ -193,4 +194,5 @@ def _json_part(path: str, text: bytes) -> bytes:
         return text
     if not isinstance(data, dict):
         return text
-    return json.dumps([data.get("jest"), data.get("vitest")], ensure_ascii=False).encode()
+    keys = [k for runner in all_runners() for k in runner.package_json_keys]  # jest, vitest
+    return json.dumps([data.get(k) for k in keys], ensure_ascii=False).encode()

@@ -19,21 +19,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from verify_pr.contract import MAX_COVERAGE_BYTES, RunnerName, new_report_path
+from verify_pr.contract import MAX_COVERAGE_BYTES, new_report_path
 from verify_pr.models.coverage import (
     MAX_COVERAGE_FILES,
     MAX_FILE_LINES,
     CoverageState,
     PatchCoverage,
 )
+from verify_pr.runners.base import Coverage
 from verify_pr.sandbox.spool import ReportSpool
 from verify_pr.verify.coverage_lines import FileLines, LineData, summarize
 from verify_pr.verify.suite import SuiteOutcome, SuitePlan
 
 RunJobs = Callable[[list[tuple[Path, SuitePlan]]], list[SuiteOutcome]]
-Instrument = Callable[[str, list[str], str], "str | None"]
-_PY = (".py",)
-_JS = (".js", ".cjs", ".mjs", ".jsx", ".ts", ".cts", ".mts", ".tsx")
 _MAX_LINE = 10_000_000
 
 
@@ -88,19 +86,16 @@ def parse_line_data(spool: ReportSpool, files: list[str], tree: Path | None = No
     return LineData(tool, parsed)
 
 
-def _instrument_for(runner: str) -> tuple[Instrument | None, tuple[str, ...], str]:
+def _coverage_of(runner: str) -> Coverage:
     """The runner's tracer, the suffixes it measures, and why not when there is none."""
-    if runner == RunnerName.PYTEST:
-        from verify_pr.runners.coverage_python import instrument
+    from verify_pr.runners.registry import runner_named
 
-        return instrument, _PY, ""
-    if runner in (RunnerName.JEST, RunnerName.VITEST):
-        from verify_pr.runners import coverage_node
-
-        return coverage_node.instrument_for(runner), _JS, ""
-    if runner == RunnerName.BUN:
-        return None, (), "not measured: bun has no coverage verify-pr can read from outside"
-    return None, (), "not measured: an own command is run as given, without a tracer"
+    found = runner_named(runner)
+    if found is None:
+        return Coverage(
+            None, missing="not measured: an own command is run as given, without a tracer"
+        )
+    return found.coverage()
 
 
 def _regular(tree: Path, path: str) -> bool:
@@ -130,7 +125,12 @@ class Session:
     has_proof: bool = True  # False for ``verify-pr run``: one run, no proof
 
     def __post_init__(self) -> None:
-        self._instrument, suffixes, self.reason = _instrument_for(self.runner)
+        coverage = _coverage_of(self.runner)
+        self._instrument, suffixes, self.reason = (
+            coverage.instrument,
+            coverage.suffixes,
+            coverage.missing,
+        )
         # one list for both sides: the command a test can read is the same on either
         self.files = [
             p
@@ -147,6 +147,12 @@ class Session:
         ][:MAX_COVERAGE_FILES]
         if not self.reason and not self.files:
             self.reason = "no changed code file it can measure"
+
+    @property
+    def may_drop(self) -> bool:
+        """A run may come back without the tracer's data (unknown, not refused): the runner
+        runs the suite again without the tracer when it cannot load it (vitest)."""
+        return _coverage_of(self.runner).may_drop
 
     @property
     def can_trace(self) -> bool:

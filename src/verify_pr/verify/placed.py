@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from verify_pr.contract import RunnerName
+from verify_pr.runners.registry import runner_named
 from verify_pr.sandbox import tree_files
 from verify_pr.verify.suite import SuiteOutcome
 
@@ -47,11 +47,16 @@ def placed_files(outcomes: Iterable[SuiteOutcome | None], trees: Sequence[Path])
 
 
 def late_tests(code: Sequence[str], placed: set[str], base_tree: Path, runner: str) -> LateTests:
+    """A code path a report places tests in moves to the test side when it is new in the PR,
+    or whatever it is under a runner that runs tests only from test files (jest); base's code
+    with tests (doctests, vitest in-source tests) stays code whose tests prove nothing."""
+    found = runner_named(runner)
+    only_tests = found is not None and found.tests_only_in_test_files
     moved, mixed = [], []
     for path in code:
         if path not in placed:
             continue
-        if runner == RunnerName.JEST or not tree_files.exists(base_tree, path):
+        if only_tests or not tree_files.exists(base_tree, path):
             moved.append(path)
         else:
             mixed.append(path)

@@ -31,7 +31,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from verify_pr.contract import RunnerName
 from verify_pr.models.compare import COUNTING_CHANGED_CODE, MAX_PROOF_LINES, ChangedCode
 from verify_pr.models.sandbox import ReportStatus
 
@@ -78,7 +77,7 @@ def _one(runs: list[Rerun], code: Sequence[str], session: Session) -> ProofCode:
         if spool is None:
             # vitest runs the suite again without our provider when its config cannot load
             # it; any other tracer writes its data unless the PR's process ends itself first
-            if session.runner == RunnerName.VITEST:
+            if session.may_drop:
                 unknown = True
             else:
                 refused = True

@@ -20,10 +20,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from verify_pr.contract import RunnerName, new_report_path
+from verify_pr.contract import new_report_path
 from verify_pr.models.removed import RemovedStanding, RemovedTest, judge
 from verify_pr.models.report import TestCase
 from verify_pr.models.sandbox import RunStatus
+from verify_pr.runners.registry import runner_named
 from verify_pr.sandbox import tree_files
 from verify_pr.verify.select import batch_selector, modules_in
 from verify_pr.verify.suite import SuiteOutcome, SuitePlan
@@ -31,7 +32,6 @@ from verify_pr.verify.testcases import statuses, worst_cases
 from verify_pr.verify.trees import overlay_paths
 
 MAX_REMOVED_IDS = 100  # run by id in one process; any more stay gone
-_BY_ID = (RunnerName.PYTEST, RunnerName.JEST, RunnerName.VITEST, RunnerName.BUN)
 
 RunJobs = Callable[[list[tuple[Path, SuitePlan]]], list[SuiteOutcome]]
 
@@ -85,7 +85,7 @@ def _runnable(
 ) -> list[TestCase]:
     """The cases a pytest selector reaches, in a plain file of base's tree that is none of
     the PR's code paths."""
-    if plan.runner not in _BY_ID:
+    if runner_named(plan.runner) is None:  # an own command: no selection by id
         return []
     found = [
         c

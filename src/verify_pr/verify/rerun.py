@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from verify_pr.contract import RunnerName, new_report_path
+from verify_pr.contract import new_report_path
 from verify_pr.models.report import FAILING, STATUS_RANK, TestCase, TestReport, TestStatus
 from verify_pr.models.sandbox import RunStatus
+from verify_pr.runners.registry import runner_named
 from verify_pr.verify.select import batch_selector, modules_in, repeated_selector
 from verify_pr.verify.suite import SuiteOutcome, SuitePlan
 from verify_pr.verify.testcases import is_load_failure, worst_cases
@@ -135,7 +136,8 @@ def _apart(runner: str, cases: list[TestCase]) -> list[list[TestCase]]:
     registry and environment (``repeated_selector``)."""
     if not cases:
         return []
-    if runner == RunnerName.JEST:
+    found = runner_named(runner)
+    if found is not None and found.isolates_files:
         return [cases]
     files: dict[str | None, list[TestCase]] = {}
     for case in cases:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from verify_pr.contract import CustomFormat, RunnerName, new_report_path
+from verify_pr.contract import CustomFormat, new_report_path
 from verify_pr.errors import InputRefused, ReportError
 from verify_pr.models.report import FAILING, ReportFormat, TestCase, TestReport, TestStatus
 from verify_pr.models.verdict import (
@@ -16,6 +16,7 @@ from verify_pr.models.verdict import (
     VerdictFile,
 )
 from verify_pr.reports._common import ReportSource
+from verify_pr.runners.base import ExpectedFailures, Runner
 from verify_pr.sandbox.resources import DEFAULT_RESOURCES, Resources
 from verify_pr.sandbox.run import SandboxRequest, SandboxRun, run_sandbox
 from verify_pr.verify import expected_failures
@@ -52,20 +53,9 @@ def plan_detected(tree: Path, runner_choice: str) -> SuitePlan:
     runner = detect_runner(tree, runner_choice)
     suffix = ".xml" if runner.report_format == "junit" else ".json"
     path = new_report_path(suffix)
-    from verify_pr.runners import node_tree
-    from verify_pr.runners.pytest import PytestRunner
-
-    # pytest's command depends on the tree (src layout, import probe); jest's and vitest's get
-    # the probe of the package's own name; bun's has none (bun resolves differently).
-    if isinstance(runner, PytestRunner):
-        command, probed = runner.command_for(path, tree)
-    elif runner.name in (RunnerName.JEST, RunnerName.VITEST) and (
-        name := node_tree.package_name(tree)
-    ):
-        command, probed = f"{node_tree.probe_command(name)}; {runner.command(path)}", (name,)
-    else:
-        command, probed = runner.command(path), ()
-    return SuitePlan(runner.name, command, path, runner.name, probed)
+    # the command may depend on the tree (pytest's src layout, the import probes)
+    planned = runner.plan(path, tree)
+    return SuitePlan(runner.name, planned.command, path, runner.name, planned.probed)
 
 
 def plan_custom(command: str, report_format: str) -> SuitePlan:
@@ -97,12 +87,19 @@ def _parse(plan: SuitePlan, data: ReportSource) -> TestReport:
 def tamper_signals(tree: Path, plan: SuitePlan, output: bytes = b"") -> list[str]:
     """The runners' signals for ``tree``, and what ``output`` (a run of ``plan``) read from
     the image: a src layout's modules that stand in for the ones pytest loads at startup."""
-    from verify_pr.runners import python_tree
-
     signals = _tamper(tree, plan)
-    if plan.runner == RunnerName.PYTEST and plan.parse_name == RunnerName.PYTEST:
-        signals += python_tree.runtime_shadows(tree, python_tree.runner_modules(output))
+    runner = _runner(plan)
+    if runner is not None:
+        signals += runner.runtime_signals(tree, output)
     return list(dict.fromkeys(signals))
+
+
+def _runner(plan: SuitePlan) -> Runner | None:
+    """The runner behind ``plan``'s command and report; None for an own command."""
+    from verify_pr.runners.registry import runner_named
+
+    runner = runner_named(plan.runner)
+    return runner if runner is not None and plan.parse_name == plan.runner else None
 
 
 def _tamper(tree: Path, plan: SuitePlan) -> list[str]:
@@ -129,7 +126,7 @@ def listed_testcases(report: TestReport) -> tuple[TestCase, ...]:
 
 def _check_imports(judgement: Judgement, plan: SuitePlan, output: bytes) -> Judgement:
     """A verdict on the suite needs the tests to have imported the tree's own packages."""
-    from verify_pr.runners.python_tree import outside_the_tree
+    from verify_pr.runners.pytest.tree import outside_the_tree
 
     if judgement.verdict not in (Verdict.PASS, Verdict.FAIL) or not plan.probed:
         return judgement
@@ -177,7 +174,10 @@ def run_suite(
             report = _parse(plan, run.report)
         except ReportError as exc:
             report_error = exc.diagnostics()
-    if report is not None and plan.parse_name != RunnerName.PYTEST:
+    runner = _runner(plan)
+    if report is not None and (
+        runner is None or runner.expected_failures is not ExpectedFailures.REPORT
+    ):
         # pytest's report says it itself (the bootstrap's property); jest's and vitest's do
         # through our recorders, and the lines are read as well (a union); bun's cannot
         report = expected_failures.mark(report, tree)

@@ -39,8 +39,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from verify_pr.contract import RunnerName
-from verify_pr.runners.pytest_ini import ini_sources
+from verify_pr.runners.base import TestFiles
+from verify_pr.runners.pytest.ini import ini_sources
+from verify_pr.runners.registry import runner_named
 from verify_pr.sandbox import tree_files
 from verify_pr.verify import setup_name
 from verify_pr.verify.test_support import is_support_dir, product_imports
@@ -165,11 +166,13 @@ def rule_for(base_tree: Path, runner: str, changed: Iterable[str] = ()) -> TestP
     """The rule of base's runner; ``custom`` (own command) takes the union of both families.
     ``changed`` are the paths it will judge (to find package ``testing`` folders)."""
     packages = package_testing_dirs(base_tree, changed)
-    if runner == RunnerName.PYTEST:
-        return _pytest_rule(base_tree, packages)
-    if runner in (RunnerName.JEST, RunnerName.VITEST, RunnerName.BUN):
+    found = runner_named(runner)
+    family = None if found is None else found.test_files
+    if family is TestFiles.PYTHON:
+        return _pytest_rule(base_tree, packages, runner)
+    if family is TestFiles.JAVASCRIPT:
         return TestPathRule(runner, JS_FILES, JS_DIRS, sources=JS_SOURCES)
-    py = _pytest_rule(base_tree, packages)
+    py = _pytest_rule(base_tree, packages, runner)
     return TestPathRule(
         runner,
         py.file_globs + JS_FILES,
@@ -181,7 +184,7 @@ def rule_for(base_tree: Path, runner: str, changed: Iterable[str] = ()) -> TestP
     )
 
 
-def _pytest_rule(tree: Path, packages: frozenset[str] = frozenset()) -> TestPathRule:
+def _pytest_rule(tree: Path, packages: frozenset[str], runner: str) -> TestPathRule:
     source, options = _pytest_options(tree)
     files = _words(options.get("python_files")) or list(PYTEST_DEFAULT_FILES)
     named = [r for r in (_root(w) for w in _words(options.get("testpaths"))) if r]
@@ -195,7 +198,7 @@ def _pytest_rule(tree: Path, packages: frozenset[str] = frozenset()) -> TestPath
         and tree_files.is_plain_file(tree, f"{r}/__init__.py")
     ]
     return TestPathRule(
-        "pytest",
+        runner,
         tuple(dict.fromkeys([*files, *PYTHON_ALWAYS]))[:_MAX_PATTERNS],
         PYTHON_DIRS,
         tuple(r for r in named if r not in package_roots),

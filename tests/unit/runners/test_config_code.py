@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from tests.config_helpers import code_running_config
 
-from verify_pr.runners.bun import BunRunner
+from verify_pr.runners.bun.runner import BunRunner
 from verify_pr.runners.config_code import REPLACES_RUNNER, findings
-from verify_pr.runners.jest import JestRunner
-from verify_pr.runners.pytest import PytestRunner
-from verify_pr.runners.vitest import VitestRunner
+from verify_pr.runners.jest.runner import JestRunner
+from verify_pr.runners.pytest.runner import PytestRunner
+from verify_pr.runners.vitest.runner import VitestRunner
 
 
 def write(root: Path, name: str, text: str = "") -> Path:

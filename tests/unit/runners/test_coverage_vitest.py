@@ -8,9 +8,9 @@ import re
 import subprocess
 from pathlib import Path
 
-from verify_pr.runners import coverage_node
-from verify_pr.runners.coverage_node import VITEST_PROVIDER, instrument_vitest
-from verify_pr.runners.vitest import VitestRunner
+from verify_pr.runners.node import coverage as coverage_node
+from verify_pr.runners.node.coverage import VITEST_PROVIDER, instrument_vitest
+from verify_pr.runners.vitest.runner import VitestRunner
 
 REPORT = "/work/vpr-report-" + "a" * 32 + ".json"
 COVERAGE = "/work/vpr-report-" + "b" * 32 + ".json"

@@ -14,9 +14,9 @@ import pytest
 
 from verify_pr.models.report import RedFlag, TestStatus
 from verify_pr.reports.jest_json import OUTSIDE_KEY, RECORD_KEY, JsonDialect, parse_jest_json
-from verify_pr.runners import failing_recorder
-from verify_pr.runners.jest import JestRunner
-from verify_pr.runners.vitest import VitestRunner
+from verify_pr.runners.jest.runner import JestRunner
+from verify_pr.runners.node import failing_recorder
+from verify_pr.runners.vitest.runner import VitestRunner
 from verify_pr.verify import expected_failures
 
 SOURCES = Path(failing_recorder.__file__).parent

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from verify_pr.runners.pytest import PYTHON, PytestRunner
-from verify_pr.runners.python_tree import (
+from verify_pr.runners.pytest.runner import PYTHON, PytestRunner
+from verify_pr.runners.pytest.tree import (
     outside_the_tree,
     probe_command,
     runner_modules_probe,

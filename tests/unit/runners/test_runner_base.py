@@ -11,17 +11,17 @@ import pytest
 from verify_pr.contract import new_report_path
 from verify_pr.errors import InputRefused
 from verify_pr.runners.base import validate_report_path
-from verify_pr.runners.bun import BunRunner
+from verify_pr.runners.bun.runner import BunRunner
 from verify_pr.runners.detect import all_runners
-from verify_pr.runners.failing_recorder import (
+from verify_pr.runners.jest.runner import JestRunner
+from verify_pr.runners.node.failing_recorder import (
     jest_install,
     vitest_install,
     with_jest_recorder,
     with_vitest_recorder,
 )
-from verify_pr.runners.jest import JestRunner
-from verify_pr.runners.pytest import PYTEST_MAIN, PYTHON, PytestRunner
-from verify_pr.runners.vitest import VitestRunner
+from verify_pr.runners.pytest.runner import PYTEST_MAIN, PYTHON, PytestRunner
+from verify_pr.runners.vitest.runner import VitestRunner
 
 GOOD = "/work/vpr-report-0123456789abcdef0123456789abcdef.xml"
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from verify_pr.runners.bun import BunRunner
-from verify_pr.runners.jest import JestRunner
-from verify_pr.runners.pytest import PytestRunner
-from verify_pr.runners.vitest import VitestRunner
+from verify_pr.runners.bun.runner import BunRunner
+from verify_pr.runners.jest.runner import JestRunner
+from verify_pr.runners.pytest.runner import PytestRunner
+from verify_pr.runners.vitest.runner import VitestRunner
 
 PROJECTS = Path(__file__).resolve().parents[2] / "fixtures" / "projects"
 

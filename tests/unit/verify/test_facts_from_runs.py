@@ -240,7 +240,7 @@ def test_two_errors_in_one_pytest_testcase_match_the_declared_totals() -> None:
 
 
 def test_the_runner_s_startup_modules_come_from_the_run(tmp_path: Path) -> None:
-    from verify_pr.runners.python_tree import RUNNER_MODULES_TAG, runner_modules, runtime_shadows
+    from verify_pr.runners.pytest.tree import RUNNER_MODULES_TAG, runner_modules, runtime_shadows
 
     (tmp_path / "pyproject.toml").write_text('[tool.setuptools.packages.find]\nwhere = ["src"]\n')
     (tmp_path / "src" / "attr").mkdir(parents=True)
@@ -261,7 +261,7 @@ def test_the_runner_s_startup_modules_come_from_the_run(tmp_path: Path) -> None:
 
 
 def test_the_test_rule_reads_the_config_pytest_reads_first(tmp_path: Path) -> None:
-    # one reader of pytest's config (runners/pytest_ini.py) serves the runner and the rule
+    # one reader of pytest's config (runners/pytest/ini.py) serves the runner and the rule
     (tmp_path / ".pytest.ini").write_text("[pytest]\npython_files = check_*.py\n")
     (tmp_path / "tox.ini").write_text("[pytest]\npython_files = other_*.py\n")
     rule = rule_for(tmp_path, "pytest")
@@ -272,7 +272,7 @@ def test_the_test_rule_reads_the_config_pytest_reads_first(tmp_path: Path) -> No
 def test_a_folder_with_python_only_in_subpackages_is_probed(tmp_path: Path) -> None:
     """A package the PR turns into a namespace package (its __init__.py deleted), with its
     modules only in subpackages: the probe asks where it resolves (issue 33)."""
-    from verify_pr.runners.python_tree import tree_modules
+    from verify_pr.runners.pytest.tree import tree_modules
 
     (tmp_path / "attrs" / "impl").mkdir(parents=True)
     (tmp_path / "attrs" / "impl" / "core.py").write_text("")

@@ -10,8 +10,8 @@ import pytest
 from verify_pr.git.changed_lines import parse_hunks
 from verify_pr.models.coverage import CoverageState, PatchCoverage
 from verify_pr.render.coverage import coverage_section, headline, meaning, not_run_spans, ranges
-from verify_pr.runners.coverage_python import bootstrap, instrument
-from verify_pr.runners.pytest import PytestRunner
+from verify_pr.runners.pytest.coverage import bootstrap, instrument
+from verify_pr.runners.pytest.runner import PytestRunner
 from verify_pr.sandbox.spool import ReportSpool
 from verify_pr.verify.coverage_lines import FileLines, LineData, summarize
 from verify_pr.verify.patch_coverage import CoverageDataError, Session, parse_line_data
@@ -174,8 +174,8 @@ def test_other_istanbul_json_is_refused(bad: object, tmp_path: Path) -> None:
 
 
 def test_jest_gets_v8_coverage_before_the_rerun_words_and_keeps_its_exit_code() -> None:
-    from verify_pr.runners.coverage_node import instrument_for
-    from verify_pr.runners.jest import JestRunner
+    from verify_pr.runners.jest.runner import JestRunner
+    from verify_pr.runners.node.coverage import instrument_for
 
     jest = instrument_for("jest")
     assert jest is not None and instrument_for("bun") is None

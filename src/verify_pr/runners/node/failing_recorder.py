@@ -48,7 +48,7 @@ def one_line(name: str) -> str:
     line, without its comment lines and indentation: the command line (verdict.json shows
     it) stays one line. Every statement in the files ends with its own semicolon or brace,
     so no line break is needed."""
-    text = resources.files("verify_pr.runners").joinpath(name).read_text(encoding="utf-8")
+    text = resources.files("verify_pr.runners.node").joinpath(name).read_text(encoding="utf-8")
     lines = (line.strip() for line in text.splitlines())
     code = " ".join(line for line in lines if line and not line.startswith("//"))
     if "'" in code:  # pragma: no cover - a shipped file, checked by the unit tests

@@ -18,7 +18,7 @@ import base64
 import json
 import zlib
 
-from verify_pr.runners.pytest import PYTEST_MAIN
+from verify_pr.runners.pytest.command import PYTEST_MAIN
 
 # Runs in the image's python3 (3.8+). Names start with _vpr_ and are deleted: the tests' own
 # globals are pytest's, not this module's, but the -c namespace is shared with PYTEST_MAIN.

@@ -13,14 +13,29 @@ from __future__ import annotations
 from pathlib import Path
 
 from verify_pr.contract import RunnerName
-from verify_pr.models.report import ReportFormat, TestReport
+from verify_pr.models.report import ReportFormat, TestCase, TestReport
 from verify_pr.reports._common import DEFAULT_TREE_ROOT, ReportSource
 from verify_pr.reports.jest_json import JsonDialect, parse_jest_json
-from verify_pr.runners import _files, config_code, failing_recorder
+from verify_pr.runners import _files, config_code
 from verify_pr.runners._config_keys import TamperKeys
 from verify_pr.runners._scripts import runners_in_test_script
-from verify_pr.runners.base import Detection, Evidence, validate_report_path
-from verify_pr.runners.vitest_configs import VITE_CONFIGS, VITEST_CONFIGS
+from verify_pr.runners.base import (
+    Argv,
+    Coverage,
+    Detection,
+    Evidence,
+    ExpectedFailures,
+    IsModule,
+    PlannedCommand,
+    RunnerDefaults,
+    TestFiles,
+    validate_report_path,
+)
+from verify_pr.runners.node import failing_recorder
+from verify_pr.runners.node import select as _select
+from verify_pr.runners.node import tree as node_tree
+from verify_pr.runners.node.coverage import JS_SUFFIXES
+from verify_pr.runners.vitest.configs import VITE_CONFIGS, VITEST_CONFIGS
 
 _TAMPER_KEYS = TamperKeys(
     {
@@ -36,9 +51,18 @@ _TAMPER_KEYS = TamperKeys(
 )
 
 
-class VitestRunner:
+class VitestRunner(RunnerDefaults):
     name = RunnerName.VITEST
     report_format = ReportFormat.VITEST_JSON
+    test_files = TestFiles.JAVASCRIPT
+    expected_failures = ExpectedFailures.RECORDER  # test.fails, from each task
+    harness_names: tuple[str, ...] = (
+        "vitest.config.*",
+        "vitest.workspace.*",
+        "vitest.setup.*",
+        "vite.config.*",
+    )
+    package_json_keys: tuple[str, ...] = ("vitest",)
 
     def __init__(self, tree_root: str = DEFAULT_TREE_ROOT) -> None:
         self.tree_root = tree_root
@@ -66,6 +90,26 @@ class VitestRunner:
             "vitest run --configLoader runner --reporter=default --reporter=json "
             f"--outputFile.json={path} --includeTaskLocation"
         )
+
+    def plan(self, report_path: str, tree: Path) -> PlannedCommand:
+        """The command after the probe of where the package's own name resolves."""
+        command = self.command(report_path)
+        name = node_tree.package_name(tree)
+        if not name:
+            return PlannedCommand(command)
+        return PlannedCommand(f"{node_tree.probe_command(name)}; {command}", (name,))
+
+    def select(self, case: TestCase, is_module: IsModule | None = None) -> Argv | None:
+        return _select.by_path_select(case)
+
+    def select_batch(self, cases: list[TestCase], is_module: IsModule | None = None) -> Argv | None:
+        return _select.by_path_batch(cases)
+
+    def coverage(self) -> Coverage:
+        from verify_pr.runners.node.coverage import instrument_vitest
+
+        # vitest runs the suite again without our provider when its config cannot load it
+        return Coverage(instrument_vitest, JS_SUFFIXES, may_drop=True)
 
     def parse(self, report_bytes: ReportSource) -> TestReport:
         return parse_jest_json(

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from verify_pr.contract import WORK_DIR
 from verify_pr.runners import _files
-from verify_pr.runners.python_tree import PROBE_TAG
+from verify_pr.runners.pytest.tree import PROBE_TAG
 
 # npm's package-name rules (lower case, optional scope), without quotes or spaces.
 _NPM_NAME = re.compile(r"(?:@[a-z0-9~-][a-z0-9._~-]*/)?[a-z0-9~-][a-z0-9._~-]{0,213}")

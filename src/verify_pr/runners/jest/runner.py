@@ -7,13 +7,28 @@ import json
 from pathlib import Path
 
 from verify_pr.contract import RunnerName
-from verify_pr.models.report import ReportFormat, TestReport
+from verify_pr.models.report import ReportFormat, TestCase, TestReport
 from verify_pr.reports._common import DEFAULT_TREE_ROOT, ReportSource
 from verify_pr.reports.jest_json import JsonDialect, parse_jest_json
-from verify_pr.runners import _files, config_code, failing_recorder
+from verify_pr.runners import _files, config_code
 from verify_pr.runners._config_keys import TamperKeys
 from verify_pr.runners._scripts import runners_in_test_script
-from verify_pr.runners.base import Detection, Evidence, validate_report_path
+from verify_pr.runners.base import (
+    Argv,
+    Coverage,
+    Detection,
+    Evidence,
+    ExpectedFailures,
+    IsModule,
+    PlannedCommand,
+    RunnerDefaults,
+    TestFiles,
+    validate_report_path,
+)
+from verify_pr.runners.node import failing_recorder
+from verify_pr.runners.node import select as _select
+from verify_pr.runners.node import tree as node_tree
+from verify_pr.runners.node.coverage import JS_SUFFIXES
 
 CONFIG_FILES = tuple(
     f"jest.config.{ext}" for ext in ("js", "ts", "mjs", "cjs", "mts", "cts", "json")
@@ -27,9 +42,15 @@ _TAMPER_KEYS = TamperKeys(
 )
 
 
-class JestRunner:
+class JestRunner(RunnerDefaults):
     name = RunnerName.JEST
     report_format = ReportFormat.JEST_JSON
+    test_files = TestFiles.JAVASCRIPT
+    expected_failures = ExpectedFailures.RECORDER  # test.failing, from jest-circus's state
+    tests_only_in_test_files = True  # its testMatch: no in-source tests
+    isolates_files = True  # each test file in a module registry and environment of its own
+    harness_names: tuple[str, ...] = ("jest.config.*", "jest.setup.*", "jest-setup.*")
+    package_json_keys: tuple[str, ...] = ("jest",)
 
     def __init__(self, tree_root: str = DEFAULT_TREE_ROOT) -> None:
         self.tree_root = tree_root
@@ -55,6 +76,28 @@ class JestRunner:
         return failing_recorder.with_jest_recorder(
             f"jest --ci --json --outputFile={path} --testLocationInResults"
         )
+
+    def plan(self, report_path: str, tree: Path) -> PlannedCommand:
+        """The command after the probe of where the package's own name resolves."""
+        command = self.command(report_path)
+        name = node_tree.package_name(tree)
+        if not name:
+            return PlannedCommand(command)
+        return PlannedCommand(f"{node_tree.probe_command(name)}; {command}", (name,))
+
+    def select(self, case: TestCase, is_module: IsModule | None = None) -> Argv | None:
+        return _select.jest_select(case)
+
+    def select_batch(self, cases: list[TestCase], is_module: IsModule | None = None) -> Argv | None:
+        return _select.jest_batch(cases)
+
+    def select_repeated(self, cases: list[TestCase], times: int) -> Argv | None:
+        return _select.jest_repeated(cases, times)
+
+    def coverage(self) -> Coverage:
+        from verify_pr.runners.node.coverage import instrument_jest
+
+        return Coverage(instrument_jest, JS_SUFFIXES)
 
     def parse(self, report_bytes: ReportSource) -> TestReport:
         return parse_jest_json(

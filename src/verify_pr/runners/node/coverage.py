@@ -26,13 +26,15 @@ import shlex
 from collections.abc import Callable
 
 from verify_pr.contract import RunnerName
-from verify_pr.runners.failing_recorder import one_line
+from verify_pr.runners.node.failing_recorder import one_line
 
 _JEST = "jest --ci --json "
 _VITEST = "vitest run --configLoader runner "
 _PLAIN = re.compile(r"[A-Za-z0-9._/-]+")  # a file name no glob or shell word can misread
 # the container's own /tmp (a fresh tmpfs per run). A path with /node_modules/ and .mjs is
 # what vite-node imports natively (its depsExternal), so vite never serves it from /tmp.
+# the files a JavaScript tracer measures
+JS_SUFFIXES = (".js", ".cjs", ".mjs", ".jsx", ".ts", ".cts", ".mts", ".tsx")
 VITEST_PROVIDER = "/tmp/node_modules/verify-pr-coverage.mjs"  # noqa: S108
 _MAX_COMMAND = 60_000  # under the sandbox's 65536-character cap for --cmd
 

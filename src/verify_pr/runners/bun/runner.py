@@ -10,12 +10,22 @@ from pathlib import Path
 from typing import Any
 
 from verify_pr.contract import RunnerName
-from verify_pr.models.report import ReportFormat, TestReport
+from verify_pr.models.report import ReportFormat, TestCase, TestReport
 from verify_pr.reports._common import DEFAULT_TREE_ROOT, ReportSource
 from verify_pr.reports.junit import JunitDialect, parse_junit
 from verify_pr.runners import _files, config_code
 from verify_pr.runners._scripts import runners_in_test_script
-from verify_pr.runners.base import Detection, Evidence, validate_report_path
+from verify_pr.runners.base import (
+    Argv,
+    Coverage,
+    Detection,
+    Evidence,
+    IsModule,
+    RunnerDefaults,
+    TestFiles,
+    validate_report_path,
+)
+from verify_pr.runners.node import select as _select
 
 BUNFIG = "bunfig.toml"
 _TYPE_PACKAGES = ("@types/bun", "bun-types")
@@ -29,9 +39,14 @@ _TEST_KEYS = {
 }
 
 
-class BunRunner:
+class BunRunner(RunnerDefaults):
+    """Cannot: record expected failures (no reporter or hook exposes the flag), repeat in one
+    process, trace coverage, probe where the package resolves (bun resolves differently)."""
+
     name = RunnerName.BUN
     report_format = ReportFormat.JUNIT
+    test_files = TestFiles.JAVASCRIPT
+    harness_names: tuple[str, ...] = (BUNFIG,)
 
     def __init__(self, tree_root: str = DEFAULT_TREE_ROOT) -> None:
         self.tree_root = tree_root
@@ -52,6 +67,17 @@ class BunRunner:
     def command(self, report_path: str) -> str:
         path = validate_report_path(report_path)
         return f"bun test --reporter=junit --reporter-outfile={path}"
+
+    def select(self, case: TestCase, is_module: IsModule | None = None) -> Argv | None:
+        return _select.by_path_select(case)
+
+    def select_batch(self, cases: list[TestCase], is_module: IsModule | None = None) -> Argv | None:
+        return _select.by_path_batch(cases)
+
+    def coverage(self) -> Coverage:
+        return Coverage(
+            None, missing="not measured: bun has no coverage verify-pr can read from outside"
+        )
 
     def parse(self, report_bytes: ReportSource) -> TestReport:
         return parse_junit(report_bytes, dialect=JunitDialect.BUN, tree_root=self.tree_root)

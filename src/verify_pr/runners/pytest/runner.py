@@ -8,57 +8,43 @@ from pathlib import Path
 from typing import Any
 
 from verify_pr.contract import RunnerName
-from verify_pr.models.report import ReportFormat, TestReport
+from verify_pr.models.report import ReportFormat, TestCase, TestReport
 from verify_pr.reports._common import DEFAULT_TREE_ROOT, ReportSource
-from verify_pr.reports.junit import EXPECTED_FAILURE_PROPERTY, JunitDialect, parse_junit
-from verify_pr.runners import _files, config_code, python_tree
+from verify_pr.reports.junit import JunitDialect, parse_junit
+from verify_pr.runners import _files, config_code
 from verify_pr.runners._scripts import runners_in_test_script
-from verify_pr.runners.base import Detection, Evidence, validate_report_path
-from verify_pr.runners.pytest_ini import addopts_words, ini_sources
+from verify_pr.runners.base import (
+    Argv,
+    Coverage,
+    Detection,
+    Evidence,
+    ExpectedFailures,
+    IsModule,
+    PlannedCommand,
+    RunnerDefaults,
+    TestFiles,
+    validate_report_path,
+)
+from verify_pr.runners.pytest import select as _select
+from verify_pr.runners.pytest import tree as python_tree
+from verify_pr.runners.pytest.command import (
+    COLLECTED_MESSAGE,
+    PYTEST_COLLECT_MAIN,
+    PYTEST_MAIN,
+    PYTHON,
+)
+from verify_pr.runners.pytest.ini import addopts_words, ini_sources
 
-# The interpreter never lets the tree stand in for the runner or its modules by name:
-# -P keeps the working directory off sys.path (pytest puts the rootdir there itself, by its
-# import mode, once it is running); -s ignores the user site-packages, which HOME=/work would
-# put inside the tree (a .pth there runs at startup); -B with a pycache prefix under /tmp
-# means no __pycache__ of the tree is ever read (an unchecked-hash .pyc would run instead of
-# its source) and nothing is written back.
-PYTHON = "python3 -P -s -B -X pycache_prefix=/tmp/vpr-pycache"
-# `python3 -m pytest` with the working directory put first on sys.path only once pytest and
-# what it imports at startup are loaded (the image's): the tests then import the tree's own
-# top-level packages, as under `python3 -m pytest`, and the runner is still the image's.
-# One plugin rides along: JUnit XML writes a non-strict XPASS as a plain pass, so every test
-# pytest handled as xfail (xfailed or xpassed) gets EXPECTED_FAILURE_PROPERTY on its testcase:
-# the id is noted when its setup or call report carries ``wasxfail``, and the property added to
-# its teardown report before junitxml (tryfirst) writes that report's properties.
-_MARK_XFAIL = (  # double quotes only: the command puts this code in single quotes
-    "m = set(); h = lambda report: "
-    '(report.when != "teardown" and hasattr(report, "wasxfail") and m.add(report.nodeid)) '
-    'or (report.when == "teardown" and report.nodeid in m and report.user_properties.append('
-    f'("{EXPECTED_FAILURE_PROPERTY}", "true"))); '
-    'p = types.ModuleType("verify_pr_xfail"); '
-    "p.pytest_runtest_logreport = pytest.hookimpl(tryfirst=True)(h)"
-)
-PYTEST_MAIN = (
-    f"import os, sys, types, pytest; {_MARK_XFAIL}; sys.path.insert(0, os.getcwd()); "
-    "sys.exit(pytest.main(plugins=[p]))"
-)
-# Base's own collection (``verify.base_own``): the same command with ``--collect-only``, and a
-# plugin that, once collection has finished, hands junitxml one skipped result per collected
-# item, built from the item itself: the report's testcases are then named exactly as a run of
-# those items names them (junitxml forms the ids), and collection errors are written as in a
-# run. The skip's message says what it is: collected, not run.
-COLLECTED_MESSAGE = "verify-pr: collected, not run"
-_COLLECTED = (  # double quotes only, as _MARK_XFAIL
-    "import _pytest.reports; R = _pytest.reports.TestReport; "
-    "f = lambda session: [session.config.hook.pytest_runtest_logreport(report=R(nodeid=i.nodeid, "
-    "location=i.location, keywords={}, outcome=o, longrepr=l, when=w)) for i in session.items "
-    f'for (o, l, w) in (("skipped", (i.location[0], 1, "{COLLECTED_MESSAGE}"), "setup"), '
-    '("passed", None, "teardown"))]; '
-    'c = types.ModuleType("verify_pr_collect"); c.pytest_collection_finish = f'
-)
-PYTEST_COLLECT_MAIN = (
-    f"import os, sys, types, pytest; {_MARK_XFAIL}; {_COLLECTED}; sys.path.insert(0, os.getcwd()); "
-    "sys.exit(pytest.main(plugins=[p, c]))"
+# The files pytest reads its config from, and the conftest.py files it loads at any depth.
+CONFIG_FILES = (
+    "pytest.ini",
+    ".pytest.ini",
+    "pytest.toml",
+    ".pytest.toml",
+    "pyproject.toml",
+    "tox.ini",
+    "setup.cfg",
+    "conftest.py",
 )
 _REQUIREMENTS = (
     "requirements.txt",
@@ -70,9 +56,26 @@ _REQUIREMENTS = (
 _PYTEST_REQ = re.compile(r"^\s*pytest(?:\s|[=<>!~\[;]|$)", re.MULTILINE)
 
 
-class PytestRunner:
+class PytestRunner(RunnerDefaults):
     name = RunnerName.PYTEST
     report_format = ReportFormat.JUNIT
+    test_files = TestFiles.PYTHON
+    # the report says it itself (the bootstrap's property on each xfailed/xpassed testcase)
+    expected_failures = ExpectedFailures.REPORT
+    # A new test file that cannot import on base's code must not stop the others: the same
+    # flag on every compare run keeps the runs alike.
+    compare_args: Argv = ("--continue-on-collection-errors",)
+    harness_names: tuple[str, ...] = CONFIG_FILES
+    # a top-level module of these names shadows the installed runner under `python3 -m pytest`
+    shadowed_modules: tuple[str, ...] = (
+        "pytest.py",
+        "pytest",
+        "_pytest",
+        "pluggy",
+        "pluggy.py",
+        "py.py",
+        "iniconfig",
+    )
 
     def __init__(self, tree_root: str = DEFAULT_TREE_ROOT) -> None:
         self.tree_root = tree_root
@@ -116,8 +119,30 @@ class PytestRunner:
         probe = python_tree.probe_command(packages, PYTHON)
         return f"{first}{env}{probe}; {env}{command}", tuple(packages)
 
-    @staticmethod
-    def collect_command(command: str) -> str | None:
+    def plan(self, report_path: str, tree: Path) -> PlannedCommand:
+        return PlannedCommand(*self.command_for(report_path, tree))
+
+    def runtime_signals(self, tree: Path, output: bytes) -> list[str]:
+        """A src layout's modules that stand in for the ones pytest loads at startup."""
+        return python_tree.runtime_shadows(tree, python_tree.runner_modules(output))
+
+    def select(self, case: TestCase, is_module: IsModule | None = None) -> Argv | None:
+        return _select.select(case, is_module)
+
+    def select_batch(self, cases: list[TestCase], is_module: IsModule | None = None) -> Argv | None:
+        return _select.select_batch(cases, is_module)
+
+    # select_repeated: cannot (pytest runs an id once, --keep-duplicates too)
+
+    def collected_message(self) -> str | None:
+        return COLLECTED_MESSAGE
+
+    def coverage(self) -> Coverage:
+        from verify_pr.runners.pytest.coverage import instrument
+
+        return Coverage(instrument, (".py",))
+
+    def collect_command(self, command: str) -> str | None:
         """``command`` (one of :meth:`command_for`'s) as a collection of every test it would
         run, named as the run names them; None when it is not one of ours."""
         ours = f"-c '{PYTEST_MAIN}'"
@@ -132,16 +157,7 @@ class PytestRunner:
         signals: list[str] = []
         for source, options in ini_sources(tree):
             signals.extend(f"{source}: {s}" for s in _option_signals(options))
-        for name in (
-            "pytest.ini",
-            ".pytest.ini",
-            "pytest.toml",
-            ".pytest.toml",
-            "pyproject.toml",
-            "tox.ini",
-            "setup.cfg",
-            "conftest.py",
-        ):
+        for name in CONFIG_FILES:
             if _files.entry(tree, name) in (_files.Entry.SYMLINK, _files.Entry.OTHER):
                 signals.append(f"{name} is a symlink or special file: not inspected")
         conftests, capped = _files.find_named(tree, "conftest.py")

@@ -1,0 +1,1 @@
+"""bun: its runner (``bun test`` with the JUnit reporter, bunfig.toml)."""

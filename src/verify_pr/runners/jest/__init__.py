@@ -1,0 +1,1 @@
+"""jest: its runner (the ``--json`` report, config files, tamper keys)."""

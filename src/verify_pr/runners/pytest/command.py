@@ -1,0 +1,50 @@
+"""pytest's command line: the interpreter's flags and the bootstrap that runs pytest."""
+
+from __future__ import annotations
+
+from verify_pr.reports.junit import EXPECTED_FAILURE_PROPERTY
+
+# The interpreter never lets the tree stand in for the runner or its modules by name:
+# -P keeps the working directory off sys.path (pytest puts the rootdir there itself, by its
+# import mode, once it is running); -s ignores the user site-packages, which HOME=/work would
+# put inside the tree (a .pth there runs at startup); -B with a pycache prefix under /tmp
+# means no __pycache__ of the tree is ever read (an unchecked-hash .pyc would run instead of
+# its source) and nothing is written back.
+PYTHON = "python3 -P -s -B -X pycache_prefix=/tmp/vpr-pycache"
+# `python3 -m pytest` with the working directory put first on sys.path only once pytest and
+# what it imports at startup are loaded (the image's): the tests then import the tree's own
+# top-level packages, as under `python3 -m pytest`, and the runner is still the image's.
+# One plugin rides along: JUnit XML writes a non-strict XPASS as a plain pass, so every test
+# pytest handled as xfail (xfailed or xpassed) gets EXPECTED_FAILURE_PROPERTY on its testcase:
+# the id is noted when its setup or call report carries ``wasxfail``, and the property added to
+# its teardown report before junitxml (tryfirst) writes that report's properties.
+_MARK_XFAIL = (  # double quotes only: the command puts this code in single quotes
+    "m = set(); h = lambda report: "
+    '(report.when != "teardown" and hasattr(report, "wasxfail") and m.add(report.nodeid)) '
+    'or (report.when == "teardown" and report.nodeid in m and report.user_properties.append('
+    f'("{EXPECTED_FAILURE_PROPERTY}", "true"))); '
+    'p = types.ModuleType("verify_pr_xfail"); '
+    "p.pytest_runtest_logreport = pytest.hookimpl(tryfirst=True)(h)"
+)
+PYTEST_MAIN = (
+    f"import os, sys, types, pytest; {_MARK_XFAIL}; sys.path.insert(0, os.getcwd()); "
+    "sys.exit(pytest.main(plugins=[p]))"
+)
+# Base's own collection (``verify.base_own``): the same command with ``--collect-only``, and a
+# plugin that, once collection has finished, hands junitxml one skipped result per collected
+# item, built from the item itself: the report's testcases are then named exactly as a run of
+# those items names them (junitxml forms the ids), and collection errors are written as in a
+# run. The skip's message says what it is: collected, not run.
+COLLECTED_MESSAGE = "verify-pr: collected, not run"
+_COLLECTED = (  # double quotes only, as _MARK_XFAIL
+    "import _pytest.reports; R = _pytest.reports.TestReport; "
+    "f = lambda session: [session.config.hook.pytest_runtest_logreport(report=R(nodeid=i.nodeid, "
+    "location=i.location, keywords={}, outcome=o, longrepr=l, when=w)) for i in session.items "
+    f'for (o, l, w) in (("skipped", (i.location[0], 1, "{COLLECTED_MESSAGE}"), "setup"), '
+    '("passed", None, "teardown"))]; '
+    'c = types.ModuleType("verify_pr_collect"); c.pytest_collection_finish = f'
+)
+PYTEST_COLLECT_MAIN = (
+    f"import os, sys, types, pytest; {_MARK_XFAIL}; {_COLLECTED}; sys.path.insert(0, os.getcwd()); "
+    "sys.exit(pytest.main(plugins=[p, c]))"
+)

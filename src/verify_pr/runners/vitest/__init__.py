@@ -1,0 +1,1 @@
+"""vitest: its runner and the config file names it and vite read."""
