@@ -101,7 +101,7 @@ def test_a_tested_module_a_conftest_star_imports_for_hooks_is_harness(
 FORCE_PASS_BODY = (
     "import pytest\n\n\ndef _report(item, call):\n    outcome = yield\n"
     "    report = outcome.get_result()\n    report.outcome = 'passed'\n    report.longrepr = None\n\n\n"
-    "_hook = pytest.hookimpl(hookwrapper=True)(_report)\n"
+    '_hook = getattr(pytest, "hook" + "impl")(hookwrapper=True)(_report)\n'
 )
 DYNAMIC = {
     # into the module's own namespace, which the conftest star-imports
