@@ -14,14 +14,18 @@ A test file need not say it: its ``test`` can come from a helper module that han
 ``test.failing`` (re-exported, destructured, through a chain of re-exports, or computed from an
 alias of ``test``; issue 33, class 5). So the test file's static import closure in head's tree
 is read too (``closure``: relative specifiers, resolved as bun resolves them), and each file of
-it is held to the same rule, widened for what a helper does to pass a marker on: an alias of
-``test``/``it``/``describe`` (``test as t``, ``= test``), a namespace import or a bare
-``require`` of ``bun:test``, ``Bun.jest``, a computed member of ``globalThis``. What the reader
+it is held to what a helper does to pass a marker on (``_DOUBT_MODULE``): ``failing`` as a
+member (``.failing``, ``["failing"]``), a ``.todo(`` call, an alias of
+``test``/``it``/``describe`` (``test as t``, ``= test``, ``check: test``, ``export default
+test``), a namespace import or a bare
+``require`` of ``bun:test``, ``Bun.jest``, a computed member of ``globalThis``; the test file
+itself is held to the word rule widened by the same aliases. What the reader
 cannot follow is doubtful: a specifier that is not a literal, a relative one it cannot place
 in the tree (or that leaves it, or passes a link), a subpath import (``#x``), a package the tree
 itself holds (``node_modules/<name>``, the tree's own name, a ``paths`` alias of its
 tsconfig/jsconfig), a closure larger than ``MAX_FILES``. Product code the closure reaches is
-read too: a fix whose module says ``failing`` costs its bun proofs, a price paid for never
+read too (a helper can be a code file: head's version inverts, before's does not): a fix
+whose module passes a test function around costs its bun proofs, a price paid for never
 taking an inverted test for a proof.
 """
 
@@ -37,6 +41,17 @@ from verify_pr.sandbox import tree_files
 _DOUBT = re.compile(
     rb"failing|todo|\b(?:test|it|describe)\s*\["
     rb"|\b(?:test|it|describe)\s+as\b|=\s*(?:test|it|describe)\s*(?:[;,)\n]|$)"
+    rb"|\*\s*as\s+\w+\s+from\s*[\"']bun:test|=\s*require\s*\(\s*[\"']bun:test"
+    rb"|\bBun\s*\.\s*jest\b|\bglobalThis\s*\["
+)
+# A module the test file imports is held to what hands a marker on, not to the words: product
+# code says ``todo`` (a to-do list) or ``failing`` (a status) without touching a test function.
+# Reaching the marker goes through a member (``.failing``, ``["failing"]``, ``.todo(``) or an
+# alias of a test function (destructuring ``= test`` included).
+_DOUBT_MODULE = re.compile(
+    rb"\.\s*failing\b|\[\s*[\"'`]failing|\.\s*todo(?:If)?\s*\(|\b(?:test|it|describe)\s*\["
+    rb"|\b(?:test|it|describe)\s+as\b|=\s*(?:test|it|describe)\s*(?:[;,)\n]|$)"
+    rb"|:\s*(?:test|it|describe)\s*[,}\n]|\bdefault\s+(?:test|it|describe)\b"
     rb"|\*\s*as\s+\w+\s+from\s*[\"']bun:test|=\s*require\s*\(\s*[\"']bun:test"
     rb"|\bBun\s*\.\s*jest\b|\bglobalThis\s*\["
 )
@@ -96,7 +111,7 @@ def closure_doubt(tree: Path, file: str, text: bytes, aliases: frozenset[str]) -
             if len(seen) > MAX_FILES:
                 return f"more than {MAX_FILES} modules"
             read = tree_files.read_capped(tree / target, MAX_BYTES)
-            if read is None or read[1] or _DOUBT.search(read[0]):
+            if read is None or read[1] or _DOUBT_MODULE.search(read[0]):
                 return target
             todo.append((target, read[0]))
     return None

@@ -83,6 +83,35 @@ PLAIN_TEST = (
         ),
         ({"helper.ts": 'export { check } from "#lib";\n'}, True),
         ({"helper.ts": 'export { check } from "node:util";\n'}, False),
+        # product code that says todo (a to-do list) hands nothing on
+        (
+            {
+                "helper.ts": 'import { todos } from "./todo";\nexport const check = (n, f) => test(n, f);\n',
+                "todo.ts": "export const todos = [{ todo: 'x', failing: false }];\nconst n = list.todo;\n",
+            },
+            False,
+        ),
+        (
+            {
+                "helper.ts": 'export { default as check } from "./inner";\n',
+                "inner.ts": "export default test;\n",
+            },
+            True,
+        ),
+        (
+            {
+                "helper.ts": 'import { kit } from "./inner";\nexport const check = kit.t;\n',
+                "inner.ts": "export const kit = { t: test };\n",
+            },
+            True,
+        ),
+        ({"helper.ts": 'export const check = test["fail" + "ing"];\n'}, True),
+        (
+            {
+                "helper.ts": 'import { test as t } from "bun:test";\nexport const check = (n, f) => t(n, f);\n'
+            },
+            True,
+        ),
     ],
 )
 def test_a_marker_a_helper_module_could_hand_over_is_doubtful(
