@@ -94,3 +94,47 @@ def test_a_tested_module_a_conftest_star_imports_for_hooks_is_harness(
     assert result.verdict is CompareVerdict.NOT_PROVEN
     assert result.harness_files_changed == ("helper.py",)
     assert any("helper.py judges the PR (conftest.py imports" in r for r in result.reasons)
+
+
+# The same report hook, bound under a name computed at run time: no ``def pytest_...``, no
+# ``@hookimpl`` line, no ``pytest_... =`` for the reader to find.
+FORCE_PASS_BODY = (
+    "import pytest\n\n\ndef _report(item, call):\n    outcome = yield\n"
+    "    report = outcome.get_result()\n    report.outcome = 'passed'\n    report.longrepr = None\n\n\n"
+    '_hook = getattr(pytest, "hook" + "impl")(hookwrapper=True)(_report)\n'
+)
+DYNAMIC = {
+    # into the module's own namespace, which the conftest star-imports
+    "globals": ("from helper import *\n", 'globals()["py" + "test_runtest_makereport"] = _hook\n'),
+    # straight into the conftest's namespace, before pytest registers it
+    "setattr": (
+        "import helper  # noqa: F401\n",
+        'import sys\n\nsetattr(sys.modules["conftest"], "py" + "test_runtest_makereport", _hook)\n',
+    ),
+}
+
+
+@pytest.mark.parametrize("head", ["fix", "globals", "setattr"])
+def test_a_hook_bound_under_a_computed_name_is_harness(tmp_path: Path, head: str) -> None:
+    """base's conftest imports helper (the tests import it too: product code); the PR binds a
+    report hook under a name computed at run time. A module a harness file imports that binds
+    names dynamically is harness (fail closed). The honest twin: the fix of calc.py."""
+    require_docker(IMAGE)
+    conftest = DYNAMIC["globals" if head == "fix" else head][0]
+    shas = _repo(
+        tmp_path,
+        {"test_calc.py": STAR_TESTS, "helper.py": BENIGN, "conftest.py": conftest},
+        {
+            head: {"calc.py": FIXED}
+            if head == "fix"
+            else {"helper.py": BENIGN + FORCE_PASS_BODY + DYNAMIC[head][1]}
+        },
+    )
+    result = _run(tmp_path, tmp_path / "repo", shas["base"], shas[head])
+    if head == "fix":
+        assert result.verdict is CompareVerdict.VERIFIED, result.reasons
+        assert result.harness_files_changed == ()
+        return
+    assert result.counts.fail_to_pass == 1  # the hook ran as the conftest's
+    assert result.verdict is CompareVerdict.NOT_PROVEN
+    assert result.harness_files_changed == ("helper.py",)

@@ -12,7 +12,12 @@ Two ways the runner's own hooks reach code the name rule and the import closure 
   pytest runs them as the conftest's. Such a module is harness where the hooks are
   (``defines_hooks``: a ``pytest_*`` function or name, a ``@...hookimpl`` decorator, a fixture
   whose ``autouse=`` is not ``False``,
-  read from its bytes, in either tree, or from a module it star-imports).
+  read from its bytes, in either tree, or from a module it star-imports). A hook need not be
+  written as one: ``globals()["pytest_" + name] = hook`` in the module, or ``setattr`` on the
+  conftest's module in ``sys.modules`` while the conftest imports it, binds a hook no line
+  names. So a module that binds names dynamically, or names ``pytest_``/``hookimpl``/``autouse``
+  in any form, is taken as defining hooks (fail closed; issue 33, classes 4 and 7). Residual:
+  a module the imported one imports itself (not star) is not read.
 
 Pure: bytes in, answers out. ``harness_closure`` walks the trees.
 """
@@ -32,12 +37,28 @@ _HOOKS = re.compile(
     rb"|^[ \t]*pytest_\w+[ \t]*(?::[^=\n]*)?="
     rb"|^[ \t]*@[\w.]*hookimpl\b|\bautouse[ \t]*=[ \t]*(?!False\b)\w"
 )
+# What binds a name the reader cannot see (issue 33, classes 4 and 7): a computed write into a
+# namespace, its own (``globals()[...] =``, ``vars()``, ``setattr``, ``exec``) or the
+# conftest's before pytest registers it (``sys.modules["conftest"]``, a frame's globals, the
+# garbage collector's view), a hook implementation or an autouse fixture made by a call
+# rather than a line (``pytest.hookimpl(...)(f)``, ``fixture(**{"autouse": True})``), any
+# ``pytest_`` name written anywhere (a string, an import: the word, not ``my_pytest_x``).
+# Fail closed: a module imported by a harness file that says any of it is harness, whatever
+# it computes.
+_DYNAMIC = re.compile(
+    rb"\b(?:globals|vars|locals|setattr|delattr|exec|eval|compile|__import__|import_module)"
+    rb"[ \t]*\(|__dict__|\bsys[ \t]*\.[ \t]*modules\b|\bfrom[ \t]+sys[ \t]+import\b"
+    rb"|_getframe|\bf_(?:globals|locals|back)\b|\bcurrentframe\b|\bbuiltins\b|__builtins__"
+    rb"|\bget_(?:objects|referrers|referents)\b|\bctypes\b|\bhookimpl[ \t]*\("
+    rb"|[\"']autouse|\bfixture\b[^\n]*\*\*|\bpytest_"
+)
 _STAR = re.compile(rb"(?m)(?:^|;)[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*\(?[ \t]*\*")
 
 
 def defines_hooks(text: bytes) -> bool:
-    """Whether a module's bytes define something pytest runs as a hook or around every test."""
-    return _HOOKS.search(text) is not None
+    """Whether a module's bytes define something pytest runs as a hook or around every test,
+    or could bind one under a name computed at run time (``_DYNAMIC``)."""
+    return _HOOKS.search(text) is not None or _DYNAMIC.search(text) is not None
 
 
 def star_imports(text: bytes) -> list[str]:

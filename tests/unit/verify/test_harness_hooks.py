@@ -50,6 +50,19 @@ def test_plugins_fail_closed_to_every_string(text: str) -> None:
         ('"""Marks a hookimpl; see autouse fixtures."""\nHookimplMarker = object\n', False),
         ("@pytest.fixture(autouse=False)\ndef opt_in():\n    yield\n", False),
         ("@fixture(autouse = flag)\ndef guard():\n    yield\n", True),
+        # bound under a name computed at run time (issue 33): fail closed
+        ('globals()["py" + "test_runtest_makereport"] = hook\n', True),
+        ('setattr(sys.modules["conftest"], name, hook)\n', True),
+        ("from sys import modules\n", True),
+        ("vars()[name] = hook\n", True),
+        ("exec(source)\n", True),
+        ("inspect.currentframe().f_back.f_globals[name] = hook\n", True),
+        ("hook = pytest.hookimpl(hookwrapper=True)(_report)\n", True),
+        ('guard = pytest.fixture(**{"autouse": True})(_guard)\n', True),
+        ("guard = fixture(scope='session', **options)(_guard)\n", True),
+        ("from _pytest.faulthandler import pytest_configure as configure\n", True),
+        ("import gc\nfor o in gc.get_objects():\n    pass\n", True),
+        ("def configure(settings):\n    return dict(settings)\n", False),
     ],
 )
 def test_hooks_read_from_the_bytes(text: str, hooks: bool) -> None:
