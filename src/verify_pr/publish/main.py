@@ -35,6 +35,7 @@ from verify_pr.github.settings import Settings
 from verify_pr.models.compare import COMPARE_ARTIFACT_FILES, COMPARE_REQUIRED_FILES
 from verify_pr.models.coverage import PatchCoverage
 from verify_pr.models.verdict import VerdictFile
+from verify_pr.policy.unloaded import forgiven as forgiven_unloaded
 from verify_pr.publish.annotations import (
     MAX_ANNOTATIONS,
     coverage_annotations,
@@ -42,7 +43,6 @@ from verify_pr.publish.annotations import (
 )
 from verify_pr.publish.checks import Annotation, Conclusion
 from verify_pr.publish.conclusion import conclude, conclude_compare, conclusion_for
-from verify_pr.publish.consistency import forgiven_unloaded
 from verify_pr.publish.event import WorkflowRunEvent, read_event
 from verify_pr.publish.github_api import GitHubClient
 from verify_pr.publish.intake import ARTIFACT_FILES, Intake, fetch_artifact
