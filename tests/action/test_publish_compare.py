@@ -87,9 +87,9 @@ def test_compare_conclusion_table(verdict: CompareVerdict, trusted: bool) -> Non
         CompareVerdict.NOT_PROVEN: Conclusion.NEUTRAL,
         CompareVerdict.BLOCKED: Conclusion.ACTION_REQUIRED,
     }[verdict]
-    got = publish_main.conclude_compare(verdict, trust)
+    got = publish_main.conclude(verdict, trust)
     assert got == (expected if trusted else Conclusion.ACTION_REQUIRED)
-    assert publish_main.conclude_compare(None, trust) == Conclusion.ACTION_REQUIRED
+    assert publish_main.conclude(None, trust) == Conclusion.ACTION_REQUIRED
 
 
 def _clean(*extra: TestStatus) -> VerdictFile:

@@ -25,7 +25,7 @@ from verify_pr.models.compare import CompareResult, CompareVerdict
 from verify_pr.models.report import EXECUTED, TestStatus
 from verify_pr.models.verdict import Verdict
 from verify_pr.policy.verdict import CLAIMS, refusals, supported
-from verify_pr.publish.intake import validate_compare_files
+from verify_pr.publish.intake import Accepted, validate_artifact
 from verify_pr.verify import compare as cmp
 from verify_pr.verify.suite import SuiteOutcome
 
@@ -106,5 +106,5 @@ def test_the_stored_results_are_accepted_as_claimed(name: str) -> None:
     assert refusals(result) == [], refusals(result)
     if result.verdict in CLAIMS:
         assert supported(result) is result.verdict
-    intake = validate_compare_files(compare_files(result), result.head_sha)
-    assert not intake.refused, intake.refused
+    intake = validate_artifact(compare_files(result), result.head_sha)
+    assert isinstance(intake, Accepted), intake

@@ -21,7 +21,7 @@ from verify_pr.models.verdict import VerdictFile
 from verify_pr.policy.core import AllOf, Finding, Rule
 from verify_pr.policy.run import RUN, Run
 from verify_pr.policy.verdict import POLICY, refusals, supported
-from verify_pr.publish.intake import validate_artifact
+from verify_pr.publish.intake import Accepted, Refused, validate_artifact
 
 
 def _run_files(verdict: VerdictFile) -> dict[str, bytes]:
@@ -50,8 +50,8 @@ def test_the_honest_artifacts_are_accepted() -> None:
     for honest in (honest_verified(), honest_nothing()):
         assert refusals(honest) == [], refusals(honest)
         assert supported(honest) is honest.verdict
-        assert not validate_artifact(compare_files(honest), HEAD_SHA).refused
-    assert not validate_artifact(_run_files(honest_run()), HEAD_SHA).refused
+        assert isinstance(validate_artifact(compare_files(honest), HEAD_SHA), Accepted)
+    assert isinstance(validate_artifact(_run_files(honest_run()), HEAD_SHA), Accepted)
 
 
 def _only(found: list[Finding], rule: str) -> None:
@@ -66,8 +66,9 @@ def test_a_run_that_breaks_one_rule_is_refused(rule: str) -> None:
     found = RUN(Run(forged))
     _only(found, rule)
     intake = validate_artifact(_run_files(forged), HEAD_SHA)
-    assert intake.refused.startswith("the artifact contradicts itself"), intake.refused
-    assert found[0].message in intake.refused
+    assert isinstance(intake, Refused), intake
+    assert intake.reason.startswith("the artifact contradicts itself"), intake.reason
+    assert found[0].message in intake.reason
 
 
 @pytest.mark.parametrize("rule", sorted(COMPARE_FORGERIES))
@@ -76,5 +77,6 @@ def test_a_comparison_that_breaks_one_rule_is_refused(rule: str) -> None:
     found = refusals(forged)
     _only(found, rule)
     intake = validate_artifact(compare_files(forged), HEAD_SHA)
-    assert intake.refused.startswith("the artifact contradicts itself"), intake.refused
-    assert next(f.message for f in found if f.rule == rule) in intake.refused
+    assert isinstance(intake, Refused), intake
+    assert intake.reason.startswith("the artifact contradicts itself"), intake.reason
+    assert next(f.message for f in found if f.rule == rule) in intake.reason
