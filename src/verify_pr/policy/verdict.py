@@ -99,9 +99,9 @@ CONSISTENT: AllOf[CompareResult] = AllOf(
 
 
 def _regressed(result: CompareResult) -> list[str]:
-    found = _findings(result).regressed
-    p2f = set(_findings(result).by_kind[Transition.PASS_TO_FAIL])
-    own = [i for i in found if i not in p2f]
+    found = _findings(result)
+    p2f = set(found.by_kind[Transition.PASS_TO_FAIL])
+    own = [i for i in found.regressed if i not in p2f]
     gaps = ["a test regressed"] if p2f else []
     if own:
         gaps.append(f"{len(own)} test(s) that pass in base's own run fail on head")
