@@ -62,7 +62,7 @@ def compare_result(
         transitions=tuple(transitions),
         base=base,
         head=head,
-        # a proof that ran the PR's changed code (``publish/proof_checks.py``), under a plain
+        # a proof that ran the PR's changed code (``policy/proof.py``), under a plain
         # id: the tests of hostile ids look at the transitions' rendering
         code_paths=("x.py",),
         proofs=(PROOF,)

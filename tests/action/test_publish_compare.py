@@ -87,9 +87,9 @@ def test_compare_conclusion_table(verdict: CompareVerdict, trusted: bool) -> Non
         CompareVerdict.NOT_PROVEN: Conclusion.NEUTRAL,
         CompareVerdict.BLOCKED: Conclusion.ACTION_REQUIRED,
     }[verdict]
-    got = publish_main.conclude_compare(verdict, trust)
+    got = publish_main.conclude(verdict, trust)
     assert got == (expected if trusted else Conclusion.ACTION_REQUIRED)
-    assert publish_main.conclude_compare(None, trust) == Conclusion.ACTION_REQUIRED
+    assert publish_main.conclude(None, trust) == Conclusion.ACTION_REQUIRED
 
 
 def _clean(*extra: TestStatus) -> VerdictFile:
@@ -118,9 +118,10 @@ def test_trusted_nothing_to_prove_is_success_and_says_it_proves_no_fix(publish: 
     assert "VERIFIED" not in title and "NOT TRUSTED" not in summary
 
 
-def test_nothing_to_prove_with_a_data_file_and_base_own_run_is_trusted(publish: Publish) -> None:
-    """The positive control of the rows above: base's own run there, and nothing against."""
-    update = {"base_own": _clean(), "other_paths": ("data/x.json",)}
+def test_nothing_to_prove_with_a_docs_file_and_base_own_run_is_trusted(publish: Publish) -> None:
+    """The positive control of the rows below: base's own run there, and nothing against (a
+    data file is refused: the tests read it in the PR's version on both sides, ``policy``)."""
+    update = {"base_own": _clean(), "other_paths": ("docs/x.md",)}
     check = publish(_nothing(_clean(), _clean(), **update))
     assert check["conclusion"] == "success", check["output"]["summary"]
 
@@ -144,12 +145,20 @@ def test_nothing_to_prove_with_a_data_file_and_base_own_run_is_trusted(publish: 
             {},
             "suite does not pass on both sides",
         ),
-        (_clean(), _clean(), {"harness_files_changed": ("conftest.py",)}, "harness files"),
+        (_clean(), _clean(), {"harness_files_changed": ("conftest.py",)}, "harness file(s)"),
         (
             _clean(),
             _clean(),
             {"base_own": _clean(), "edited_test_paths": ("tests/test_x.py",)},
-            "base's own run was needed",
+            "the PR changes test paths of base",
+        ),
+        # a data file the tests may read, in the PR's version on both sides (the verifier's
+        # rule, ``policy.nothing``; the publish job accepted it before the policy was shared)
+        (
+            _clean(),
+            _clean(),
+            {"base_own": _clean(), "other_paths": ("data/x.json",)},
+            "neither test nor code",
         ),
         # a data file changed (the PR's version on both sides): base's own run must be there
         (_clean(), _clean(), {"other_paths": ("data/x.json",)}, "base's own run is missing"),

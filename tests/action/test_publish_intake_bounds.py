@@ -134,7 +134,8 @@ def kib(key):
     raise LookupError(key)
 before = kib("VmRSS")
 if mode == "intake":
-    refused = validate_artifact({"result.json": result, "verdict.json": body}, "a" * 40).refused
+    intake = validate_artifact({"result.json": result, "verdict.json": body}, "a" * 40)
+    refused = getattr(intake, "reason", "")
 else:
     try:
         VerdictFile.model_validate_json(body)

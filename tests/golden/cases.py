@@ -24,7 +24,13 @@ from verify_pr.models.transitions import classify, count
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.publish.checks import CheckOutput
 from verify_pr.publish.conclusion import conclusion_for
-from verify_pr.publish.intake import Intake
+from verify_pr.publish.intake import (
+    Accepted,
+    CompareArtifact,
+    Intake,
+    Refused,
+    RunArtifact,
+)
 from verify_pr.publish.summary import render as render_check
 from verify_pr.publish.trust import Trust
 from verify_pr.render.job_summary import compare_job_summary, run_job_summary
@@ -311,7 +317,7 @@ def outputs(
         found[f"tty-run-{name}.txt"] = lambda v=v: run_summary(v, OUT_DIR, terminal=True) + "\n"
         found[f"job-run-{name}.md"] = lambda v=v: run_job_summary(v)
         found[f"check-run-{name}.md"] = lambda v=v: _check(
-            Intake(verdict=v, output="1 failed\n\x1b[31mred\x1b[0m ```\n"), Trust()
+            Accepted(RunArtifact(v, "1 failed\n\x1b[31mred\x1b[0m ```\n")), Trust()
         )
     for name, r in compares.items():
         found[f"compare-summary-{name}.md"] = lambda r=r: summary_markdown(r, lists(r)) + "\n"
@@ -320,14 +326,14 @@ def outputs(
         )
         found[f"job-compare-{name}.md"] = lambda r=r: compare_job_summary(r)
         found[f"check-compare-{name}.md"] = lambda r=r: _check(
-            Intake(compare=r, output="head output\n"), Trust()
+            Accepted(CompareArtifact(r, "head output\n")), Trust()
         )
     untrusted = Trust(reasons=["PR #1 changes .github/workflows/verify.yml"])
     found["check-compare-untrusted.md"] = lambda: _check(
-        Intake(compare=compares["verified"], output=""), untrusted, ("a note @here",)
+        Accepted(CompareArtifact(compares["verified"], "")), untrusted, ("a note @here",)
     )
     found["check-refused.md"] = lambda: _check(
-        Intake(refused="the artifact contradicts itself: totals", refused_claim="NOT_PROVEN"),
+        Refused("the artifact contradicts itself: totals", "NOT_PROVEN"),
         untrusted,
     )
     return found

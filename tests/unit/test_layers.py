@@ -12,7 +12,8 @@ cannot see unless the function runs), is read from the syntax tree.
 | sandbox                  | runners, reports, verify, git, action, publish, github |
 | reports, runners         | verify, action, publish, github                        |
 | verify                   | action, publish, github                                |
-| shared: models, markdown, render, github, errors, exit_codes, utf8 | everything above, docker |
+| policy (the verdict's rules, for both jobs) | everything above, and github, docker |
+| shared: models, markdown, render, github, errors, exit_codes, utf8 | everything above, policy, docker |
 | contract (names, defaults) | all of the above but errors, and models, docker        |
 """
 
@@ -34,18 +35,23 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "runners": ("verify", "action", "publish", "github"),
     "verify": ("action", "publish", "github"),
     "action": ("sandbox", "runners", "reports", "verify", "publish"),
-    "github": (*PR_SIDE, "publish", "docker"),
-    "models": (*PR_SIDE, "publish", "github", "docker"),
-    "markdown": (*PR_SIDE, "publish", "github", "docker"),
-    "render": (*PR_SIDE, "publish", "github", "docker"),
-    "errors": (*PR_SIDE, "publish", "github", "docker"),
-    "exit_codes": (*PR_SIDE, "publish", "github", "docker"),
-    "utf8": (*PR_SIDE, "publish", "github", "docker"),
-    "contract": (*PR_SIDE, "publish", "github", "docker", "models", "markdown", "render"),
+    "policy": (*PR_SIDE, "publish", "github", "docker", "render", "markdown"),
+    "github": (*PR_SIDE, "publish", "policy", "docker"),
+    "models": (*PR_SIDE, "publish", "policy", "github", "docker"),
+    "markdown": (*PR_SIDE, "publish", "policy", "github", "docker"),
+    "render": (*PR_SIDE, "publish", "policy", "github", "docker"),
+    "errors": (*PR_SIDE, "publish", "policy", "github", "docker"),
+    "exit_codes": (*PR_SIDE, "publish", "policy", "github", "docker"),
+    "utf8": (*PR_SIDE, "publish", "policy", "github", "docker"),
+    "contract": (
+        *PR_SIDE,
+        *("publish", "policy", "github", "docker", "models", "markdown", "render"),
+    ),
 }
 ENTRY_POINTS = {
     "verify_pr.action": FORBIDDEN["action"],
     "verify_pr.publish.main": FORBIDDEN["publish"],
+    "verify_pr.policy.verdict": FORBIDDEN["policy"],
     "verify_pr.sandbox.cli": FORBIDDEN["sandbox"],
     "verify_pr.sandbox.run": FORBIDDEN["sandbox"],
     "verify_pr.verify.cli": FORBIDDEN["verify"],

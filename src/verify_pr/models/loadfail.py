@@ -2,7 +2,7 @@
 
 The verifier forgives a head run's load failure only when it predates the PR
 (``verify.unloaded``); the publish job re-derives the same from the artifact's testcases
-(``publish.consistency``). Both read the load failures here, so they cannot disagree on what
+(``policy``). Both read the load failures here, so they cannot disagree on what
 one is.
 """
 

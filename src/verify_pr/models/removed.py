@@ -2,7 +2,7 @@
 
 The verifier runs each removed test by id from base's version of its file over head's code
 (``verify.removed``); the publish job re-derives the same standings from that run's embedded
-verdict and the transitions (``publish.consistency``). Standings:
+verdict and the transitions (``policy``). Standings:
 - PASSED: it still passes on the PR's code: its removal (a rename, a rewrite) hides nothing.
 - CHANGED: a parametrized case that fails on the PR's code in its own body, where the same
   test (its id without the parameters, ``test_f[1-2]`` -> ``test_f``) has a case new in the

@@ -13,37 +13,23 @@ from typing import assert_never
 from verify_pr.models.compare import CompareVerdict
 from verify_pr.models.verdict import Verdict
 from verify_pr.publish.checks import Conclusion
-from verify_pr.publish.intake import Intake
+from verify_pr.publish.intake import Accepted, Intake, Refused
 from verify_pr.publish.trust import Trust
 
 
-def conclude(verdict: Verdict | None, trust: Trust) -> Conclusion:
-    """A run's conclusion: never success or failure for an untrusted or absent result."""
+def conclude(verdict: Verdict | CompareVerdict | None, trust: Trust) -> Conclusion:
+    """A run's or a comparison's conclusion: never success or failure for an untrusted or
+    absent result; success only for a trusted PASS, VERIFIED or NOTHING_TO_PROVE."""
     if verdict is None or not trust.trusted:
         return Conclusion.ACTION_REQUIRED
     match verdict:
-        case Verdict.PASS:
+        case Verdict.PASS | CompareVerdict.VERIFIED | CompareVerdict.NOTHING_TO_PROVE:
             return Conclusion.SUCCESS
         case Verdict.FAIL:
             return Conclusion.FAILURE
-        case Verdict.NOT_PROVEN:
+        case Verdict.NOT_PROVEN | CompareVerdict.NOT_PROVEN:
             return Conclusion.NEUTRAL
-        case Verdict.BLOCKED:
-            return Conclusion.ACTION_REQUIRED
-        case _ as unreachable:
-            assert_never(unreachable)
-
-
-def conclude_compare(verdict: CompareVerdict | None, trust: Trust) -> Conclusion:
-    """A comparison's conclusion: success only for a trusted VERIFIED or NOTHING_TO_PROVE."""
-    if verdict is None or not trust.trusted:
-        return Conclusion.ACTION_REQUIRED
-    match verdict:
-        case CompareVerdict.VERIFIED | CompareVerdict.NOTHING_TO_PROVE:
-            return Conclusion.SUCCESS
-        case CompareVerdict.NOT_PROVEN:
-            return Conclusion.NEUTRAL
-        case CompareVerdict.BLOCKED:
+        case Verdict.BLOCKED | CompareVerdict.BLOCKED:
             return Conclusion.ACTION_REQUIRED
         case _ as unreachable:
             assert_never(unreachable)
@@ -51,8 +37,10 @@ def conclude_compare(verdict: CompareVerdict | None, trust: Trust) -> Conclusion
 
 def conclusion_for(intake: Intake, trust: Trust) -> Conclusion:
     """The one place an intake and a trust assessment become a conclusion."""
-    if intake.refused:
-        return Conclusion.ACTION_REQUIRED
-    if intake.compare is not None:
-        return conclude_compare(intake.compare.verdict, trust)
-    return conclude(intake.verdict.verdict if intake.verdict is not None else None, trust)
+    match intake:
+        case Refused():
+            return Conclusion.ACTION_REQUIRED
+        case Accepted(artifact=artifact):
+            return conclude(artifact.claimed, trust)
+        case _ as unreachable:
+            assert_never(unreachable)

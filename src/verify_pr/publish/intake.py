@@ -2,7 +2,8 @@
 
 The artifact is attacker-controlled (a fork can rewrite the verify workflow and upload
 anything), so every step refuses rather than guesses, and every refusal is a value
-(``Intake.refused``) that ends in a posted NOT TRUSTED check, never an exception:
+(``Refused``) that ends in a posted NOT TRUSTED check, never an exception; what passes is
+``Accepted`` with a ``RunArtifact`` or a ``CompareArtifact``:
 
 - the artifact must belong to the verify run and its head sha (``publish.artifact`` checks the
   zip itself);
@@ -17,9 +18,9 @@ anything), so every step refuses rather than guesses, and every refusal is a val
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, assert_never
 
 from pydantic import BaseModel
 
@@ -36,10 +37,12 @@ from verify_pr.models.compare import (
     COMPARE_REQUIRED_FILES,
     COMPARE_SIDES,
     CompareResult,
+    CompareVerdict,
     side_file,
 )
+from verify_pr.models.coverage import PatchCoverage
 from verify_pr.models.sandbox import SandboxResult
-from verify_pr.models.verdict import VerdictFile
+from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.publish.artifact import DEFAULT_LIMITS, read_artifact
 from verify_pr.publish.bounded_json import JsonRefused, load_model
 from verify_pr.publish.consistency import compare_problems, run_problems
@@ -53,24 +56,67 @@ _ModelT = TypeVar("_ModelT", bound=BaseModel)
 
 
 @dataclass(frozen=True)
-class Intake:
-    """A validated artifact (or the reason it was refused): a run's or a comparison's."""
+class RunArtifact:
+    """A validated run artifact: its verdict file and the run's output."""
 
-    result: SandboxResult | None = None
-    verdict: VerdictFile | None = None
+    verdict: VerdictFile
     output: str = ""
-    refused: str = ""
-    compare: CompareResult | None = None
-    """Set for a compare artifact (then ``verdict`` is None and ``output`` is head's)."""
-    refused_claim: str | None = None
-    """What a well-formed but self-contradicting artifact claimed, shown beside the refusal."""
 
     @property
-    def claimed(self) -> str | None:
-        """The verdict the artifact claims, e.g. ``PASS`` or ``VERIFIED``."""
-        if self.compare is not None:
-            return self.compare.verdict.value
-        return self.verdict.verdict.value if self.verdict is not None else None
+    def claimed(self) -> Verdict:
+        return self.verdict.verdict
+
+    @property
+    def annotated(self) -> VerdictFile:
+        """The run whose failing tests become annotations."""
+        return self.verdict
+
+    @property
+    def coverage(self) -> PatchCoverage | None:
+        return self.verdict.patch_coverage
+
+
+@dataclass(frozen=True)
+class CompareArtifact:
+    """A validated compare artifact: its comparison and head's output."""
+
+    compare: CompareResult
+    output: str = ""
+
+    @property
+    def claimed(self) -> CompareVerdict:
+        return self.compare.verdict
+
+    @property
+    def annotated(self) -> VerdictFile:
+        return self.compare.head
+
+    @property
+    def coverage(self) -> PatchCoverage | None:
+        return self.compare.patch_coverage
+
+
+Artifact = RunArtifact | CompareArtifact
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """The artifact passed every model and cross-check."""
+
+    artifact: Artifact
+
+
+@dataclass(frozen=True)
+class Refused:
+    """Why the artifact cannot be used; ``claim``: what a well-formed but self-contradicting
+    artifact claimed, shown beside the refusal."""
+
+    reason: str
+    claim: str | None = None
+
+
+Intake = Accepted | Refused
+Reader = Callable[[Mapping[str, bytes]], Artifact | Refused]
 
 
 def _load(model: type[_ModelT], files: Mapping[str, bytes], name: str) -> _ModelT:
@@ -80,74 +126,86 @@ def _load(model: type[_ModelT], files: Mapping[str, bytes], name: str) -> _Model
         raise JsonRefused(f"{name} does not match its model ({exc.message})") from exc
 
 
-def _contradiction(problems: list[str], claim: str) -> Intake:
-    shown = "; ".join(problems[:PROBLEMS_SHOWN])
-    more = f" (+{len(problems) - PROBLEMS_SHOWN} more)" if len(problems) > PROBLEMS_SHOWN else ""
-    return Intake(refused=f"the artifact contradicts itself: {shown}{more}", refused_claim=claim)
-
-
-def validate_files(files: Mapping[str, bytes]) -> Intake:
-    """The strict models over a run artifact's files; ``refused`` says what failed."""
-    try:
-        result = _load(SandboxResult, files, RESULT_FILE)
-        verdict = _load(VerdictFile, files, VERDICT_FILE)
-    except JsonRefused as exc:
-        return Intake(refused=exc.message)
+def _read_run(files: Mapping[str, bytes]) -> Artifact | Refused:
+    """The strict models over a run artifact's files."""
+    result = _load(SandboxResult, files, RESULT_FILE)
+    verdict = _load(VerdictFile, files, VERDICT_FILE)
     if verdict.sandbox != result:
-        return Intake(refused="verdict.json and result.json describe different runs")
-    problems = run_problems(verdict)
-    if problems:
-        return _contradiction(problems, verdict.verdict.value)
-    output = files.get(OUTPUT_FILE, b"").decode("utf-8", "replace")
-    return Intake(result=result, verdict=verdict, output=output)
+        return Refused("verdict.json and result.json describe different runs")
+    return RunArtifact(verdict, files.get(OUTPUT_FILE, b"").decode("utf-8", "replace"))
 
 
-def validate_compare_files(files: Mapping[str, bytes], head_sha: str) -> Intake:
+def _read_compare(files: Mapping[str, bytes]) -> Artifact | Refused:
     """The strict models over a compare artifact, cross-checked file against file."""
-    try:
-        result = _load(CompareResult, files, COMPARE_RESULT_FILE)
-        sides = {
-            side: (
-                _load(SandboxResult, files, side_file(side, RESULT_FILE)),
-                _load(VerdictFile, files, side_file(side, VERDICT_FILE)),
-            )
-            for side in COMPARE_SIDES
-        }
-    except JsonRefused as exc:
-        return Intake(refused=exc.message)
+    result = _load(CompareResult, files, COMPARE_RESULT_FILE)
+    sides = {
+        side: (
+            _load(SandboxResult, files, side_file(side, RESULT_FILE)),
+            _load(VerdictFile, files, side_file(side, VERDICT_FILE)),
+        )
+        for side in COMPARE_SIDES
+    }
     for side, embedded in (("base", result.before), ("head", result.head)):
         sandbox, verdict = sides[side]
         if verdict.sandbox != sandbox:
-            return Intake(refused=f"{side}-verdict.json and {side}-result.json differ")
+            return Refused(f"{side}-verdict.json and {side}-result.json differ")
         if embedded != verdict:
-            return Intake(
-                refused=f"{COMPARE_RESULT_FILE} embeds another {side} run than {side}-verdict.json"
+            return Refused(
+                f"{COMPARE_RESULT_FILE} embeds another {side} run than {side}-verdict.json"
             )
-    problems = compare_problems(result, head_sha)
-    if problems:
-        return _contradiction(problems, result.verdict.value)
     output = files.get(side_file("head", OUTPUT_FILE), b"").decode("utf-8", "replace")
-    return Intake(result=result.head.sandbox, output=output, compare=result)
+    return CompareArtifact(result, output)
+
+
+def _kind(
+    files: Mapping[str, bytes],
+) -> Callable[[Mapping[str, bytes]], Artifact | Refused] | Refused:
+    """Which artifact the files make: a run's or a comparison's, never a mix of the two."""
+    names = set(files)
+    if COMPARE_RESULT_FILE in names:
+        stray, missing = names & ARTIFACT_FILES, COMPARE_REQUIRED_FILES - names
+        reader = _read_compare
+        what = "a compare artifact holds run files"
+    else:
+        stray, missing = names & COMPARE_ARTIFACT_FILES, REQUIRED_FILES - names
+        reader = _read_run
+        what = "a run artifact holds compare files"
+    if stray:
+        return Refused(f"{what}: {', '.join(sorted(stray))}")
+    if missing:
+        return Refused(f"artifact refused: missing {', '.join(sorted(missing))}")
+    return reader
 
 
 def validate_artifact(files: Mapping[str, bytes], head_sha: str) -> Intake:
-    """A run artifact or a compare artifact, never a mix of the two."""
-    names = set(files)
-    if COMPARE_RESULT_FILE in names:
-        stray = sorted(names & ARTIFACT_FILES)
-        if stray:
-            return Intake(refused=f"a compare artifact holds run files: {', '.join(stray)}")
-        missing = sorted(COMPARE_REQUIRED_FILES - names)
-        if missing:
-            return Intake(refused=f"artifact refused: missing {', '.join(missing)}")
-        return validate_compare_files(files, head_sha)
-    stray = sorted(names & COMPARE_ARTIFACT_FILES)
-    if stray:
-        return Intake(refused=f"a run artifact holds compare files: {', '.join(stray)}")
-    missing = sorted(REQUIRED_FILES - names)
-    if missing:
-        return Intake(refused=f"artifact refused: missing {', '.join(missing)}")
-    return validate_files(files)
+    """A run artifact or a compare artifact: its strict models, its files against each other,
+    then the verdict's policy over its data (``consistency``)."""
+    reader = _kind(files)
+    if isinstance(reader, Refused):
+        return reader
+    try:
+        read = reader(files)
+    except JsonRefused as exc:
+        return Refused(exc.message)
+    if isinstance(read, Refused):
+        return read
+    found = problems(read, head_sha)
+    if found:
+        shown = "; ".join(found[:PROBLEMS_SHOWN])
+        more = f" (+{len(found) - PROBLEMS_SHOWN} more)" if len(found) > PROBLEMS_SHOWN else ""
+        return Refused(f"the artifact contradicts itself: {shown}{more}", read.claimed.value)
+    return Accepted(read)
+
+
+def problems(artifact: Artifact, head_sha: str) -> list[str]:
+    """What the artifact's own data says against it (the one dispatch on its kind)."""
+    match artifact:
+        case RunArtifact(verdict=verdict):
+            return run_problems(verdict)
+        case CompareArtifact(compare=compare):
+            return compare_problems(compare, head_sha)
+        case _ as unreachable:
+            assert_never(unreachable)
 
 
 def fetch_artifact(client: GitHubClient, event: WorkflowRunEvent, name: str) -> Intake:
@@ -160,9 +218,9 @@ def fetch_artifact(client: GitHubClient, event: WorkflowRunEvent, name: str) -> 
             (origin.id is not None and origin.id != run.id)
             or (origin.head_sha is not None and origin.head_sha != run.head_sha)
         ):
-            return Intake(refused="the artifact does not belong to the verify run")
+            return Refused("the artifact does not belong to the verify run")
         data = client.download_artifact(artifact.id, max_bytes=DEFAULT_LIMITS.max_archive_bytes)
         files = read_artifact(data, allowed_names=ARTIFACT_FILES | COMPARE_ARTIFACT_FILES)
     except (GitHubApiError, ReportError) as exc:
-        return Intake(refused=exc.diagnostics())
+        return Refused(exc.diagnostics())
     return validate_artifact(files, run.head_sha)

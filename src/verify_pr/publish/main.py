@@ -32,20 +32,31 @@ from verify_pr.errors import Category, GitHubApiError
 from verify_pr.exit_codes import PUBLISH_CODES, PublishExit, diagnostics, run_entry
 from verify_pr.github.actions_io import escape_data
 from verify_pr.github.settings import Settings
-from verify_pr.models.compare import COMPARE_ARTIFACT_FILES, COMPARE_REQUIRED_FILES
+from verify_pr.models.compare import (
+    COMPARE_ARTIFACT_FILES,
+    COMPARE_REQUIRED_FILES,
+    CompareResult,
+)
 from verify_pr.models.coverage import PatchCoverage
 from verify_pr.models.verdict import VerdictFile
+from verify_pr.policy.unloaded import forgiven as forgiven_unloaded
 from verify_pr.publish.annotations import (
     MAX_ANNOTATIONS,
     coverage_annotations,
     failing_annotations,
 )
 from verify_pr.publish.checks import Annotation, Conclusion
-from verify_pr.publish.conclusion import conclude, conclude_compare, conclusion_for
-from verify_pr.publish.consistency import forgiven_unloaded
+from verify_pr.publish.conclusion import conclude, conclusion_for
 from verify_pr.publish.event import WorkflowRunEvent, read_event
 from verify_pr.publish.github_api import GitHubClient
-from verify_pr.publish.intake import ARTIFACT_FILES, Intake, fetch_artifact
+from verify_pr.publish.intake import (
+    ARTIFACT_FILES,
+    Accepted,
+    CompareArtifact,
+    Intake,
+    Refused,
+    fetch_artifact,
+)
 from verify_pr.publish.summary import render
 from verify_pr.publish.trust import Trust, assess_trust, protected_patterns
 
@@ -55,7 +66,6 @@ __all__ = [
     "COMPARE_REQUIRED_FILES",
     "Trust",
     "conclude",
-    "conclude_compare",
     "main",
     "publish",
 ]
@@ -70,7 +80,15 @@ def take_intake(client: GitHubClient, event: WorkflowRunEvent, name: str) -> Int
     try:
         return fetch_artifact(client, event, name)
     except Exception as exc:  # fail closed: whatever went wrong, say NOT TRUSTED
-        return Intake(refused=f"the artifact could not be read: {_internal(exc)}")
+        return Refused(f"the artifact could not be read: {_internal(exc)}")
+
+
+def _compared(intake: Intake | None) -> CompareResult | None:
+    match intake:
+        case Accepted(artifact=CompareArtifact(compare=compare)):
+            return compare
+        case _:
+            return None
 
 
 def take_trust(
@@ -79,7 +97,7 @@ def take_trust(
     """The trust assessment; an API failure or a bug makes the result untrusted, with why."""
     try:
         patterns = protected_patterns(event, settings.protected_paths)
-        unloaded = forgiven_unloaded(intake.compare if intake is not None else None)
+        unloaded = forgiven_unloaded(_compared(intake))
         return assess_trust(client, event, patterns, unloaded)
     except GitHubApiError as exc:
         return Trust([f"the PR could not be checked through the API: {exc.diagnostics()}"])
@@ -112,18 +130,13 @@ def publish(settings: Settings, client: GitHubClient) -> Conclusion:
     intake = take_intake(client, event, settings.artifact_name)
     trust = take_trust(client, event, settings, intake)
     conclusion = conclusion_for(intake, trust)
-    annotated = intake.compare.head if intake.compare is not None else intake.verdict
     notes: list[str] = []
     run = event.workflow_run
     annotations = (
         take_annotations(
-            client,
-            annotated,
-            run.head_sha,
-            notes,
-            annotated.patch_coverage if intake.compare is None else intake.compare.patch_coverage,
+            client, intake.artifact.annotated, run.head_sha, notes, intake.artifact.coverage
         )
-        if annotated is not None and trust.trusted and not intake.refused
+        if isinstance(intake, Accepted) and trust.trusted
         else []
     )
     client.publish_check_run(

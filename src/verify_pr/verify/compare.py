@@ -25,10 +25,11 @@ from verify_pr.models.compare import (
     Proof,
 )
 from verify_pr.models.removed import RemovedTest
-from verify_pr.models.report import EXECUTED, FAILING, RedFlag
+from verify_pr.models.report import RedFlag
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.transitions import count
 from verify_pr.models.verdict import REASON_MAX_CHARS, Verdict, VerdictFile
+from verify_pr.policy.cases import executed_none, exit_disagrees
 from verify_pr.verify import base_own, nothing, proof_coverage, removed, unloaded
 from verify_pr.verify.pairing import Findings, Pairing, findings, pair
 from verify_pr.verify.rerun import claim
@@ -90,13 +91,11 @@ class Side:
             shown = ", ".join(str(f) for f in flags)
             reasons.append(f"the {self.name} report shows red flags: {shown}")
         statuses = report.worst_by_id().values()
-        executed = sum(1 for s in statuses if s in EXECUTED)
-        failed = any(s in FAILING for s in statuses)
-        if executed == 0:
+        if executed_none(statuses):
             reasons.append(f"the {self.name} run executed zero tests")
-        if failed and result.exit_code == 0:
+        if exit_disagrees(statuses, result.exit_code) and result.exit_code == 0:
             reasons.append(f"the {self.name} runner exited 0 despite failing tests")
-        if not failed and result.exit_code != 0:
+        elif exit_disagrees(statuses, result.exit_code):
             reasons.append(
                 f"the {self.name} runner exited {result.exit_code} with a clean report: "
                 "exit code and report disagree"

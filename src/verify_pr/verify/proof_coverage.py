@@ -31,8 +31,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from verify_pr.models.compare import COUNTING_CHANGED_CODE, MAX_PROOF_LINES, ChangedCode
+from verify_pr.models.compare import MAX_PROOF_LINES, ChangedCode
 from verify_pr.models.sandbox import ReportStatus
+from verify_pr.policy.proof import counts
 
 if TYPE_CHECKING:
     from verify_pr.verify.patch_coverage import Session
@@ -115,7 +116,7 @@ def refusal(f2p: Sequence[str], found: Mapping[str, ProofCode] | None) -> str | 
     if found is None or not f2p:
         return None
     states = [found[i].state if i in found else ChangedCode.NOT_RERUN for i in f2p]
-    if any(s in COUNTING_CHANGED_CODE for s in states):
+    if any(counts(s) for s in states):
         return None
     if all(s is ChangedCode.NO_CODE for s in states):
         return (

@@ -20,6 +20,7 @@ from verify_pr.models.report import (
     is_load_failure as is_load_failure,  # moved to models.report (publish reads it too)
 )
 from verify_pr.models.verdict import Verdict, VerdictFile
+from verify_pr.policy.cases import worst_by_id
 from verify_pr.verify.missing_deps import DEPENDENCIES_PREFIX, NOT_PROVEN_PREFIX
 
 
@@ -38,9 +39,8 @@ def worst_cases(verdict: VerdictFile) -> dict[str, TestCase]:
 
 
 def statuses(verdict: VerdictFile | None) -> dict[str, TestStatus]:
-    if verdict is None:
-        return {}
-    return {i: c.status for i, c in worst_cases(verdict).items()}
+    """One status per id, the worst kept: the policy's reading (``policy.cases``)."""
+    return worst_by_id(verdict.testcases) if verdict is not None else {}
 
 
 def _failed_on_base(before: VerdictFile) -> VerdictFile:

@@ -16,7 +16,8 @@ never VERIFIED. A head load failure of file F is forgiven only when all of these
 
 Then F's tests never ran before the PR either: no result of base is hidden. A load failure
 with no file, or any one file not forgiven, forgives none: the head run stays refused, with a
-reason naming each file. Pure: takes the runs, returns data.
+reason naming each file. Pure: takes the runs, returns data. Whether one file is forgiven is
+the policy's (``policy.unloaded.why_not``): the publish job asks it of the artifact.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from verify_pr.models.loadfail import load_failed_files, names_path
+from verify_pr.models.loadfail import load_failed_files
 from verify_pr.models.report import ReportFormat, TestReport
+from verify_pr.policy.unloaded import why_not
 from verify_pr.verify.suite import SuiteOutcome
 
 
@@ -69,7 +71,7 @@ def judge(
     """Which of head's load failures predate the PR (see the module's rules). ``changed`` is
     every path the PR changes; None (not known) forgives nothing."""
     # every case that may stand for a file that did not load, flagged or not: the publish job
-    # sees the testcases, not the flags, and asks the same of each (``publish.consistency``)
+    # sees the testcases, not the flags, and asks the same of each (``policy``)
     on_head = load_failures(head)
     if not on_head:
         return Unloaded()
@@ -78,7 +80,7 @@ def judge(
     changed_set = set(changed or ())
     reasons = []
     for file in files:
-        why = _why_not(file, on_head[file], own, was, changed, changed_set, base_own is None)
+        why = why_not(file, on_head[file], own, was, changed, base_own is None)
         if why is not None:
             reasons.append(
                 f"the head run could not load the test file {file[:200]}, which the PR does "
@@ -88,34 +90,3 @@ def judge(
                 else f"the head run could not load the test file {file[:200]}: {why}"
             )
     return Unloaded(files, frozenset() if reasons else frozenset(files), reasons)
-
-
-def _why_not(
-    file: str,
-    text: str,
-    own: Mapping[str, str] | None,
-    was: Mapping[str, str] | None,
-    changed: Sequence[str] | None,
-    changed_set: set[str],
-    own_missing: bool,
-) -> str | None:
-    if changed is None:
-        return "the PR's changed paths are not known"
-    if file in changed_set:
-        return "the PR changes it"
-    if own_missing:
-        return "base's own run did not run"
-    if own is None:
-        return "base's own run has no report whose load failures can be matched"
-    if file not in own:
-        return "it loads in base's own run (base's code and tests)"
-    if own[file] != text:
-        return "it fails to load on head with another error than in base's own run"
-    if was is None or file not in was:
-        return "it loads on base's code with the PR's tests"
-    if was[file] != text:
-        return "it fails to load on head with another error than on base's code with the PR's tests"
-    named = names_path(text, changed)
-    if named is not None:
-        return f"its load error names {named[:200]}, a path the PR changes"
-    return None

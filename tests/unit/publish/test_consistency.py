@@ -8,7 +8,8 @@ import pytest
 from verify_pr.models.report import TestCase, TestStatus, Totals
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict, VerdictFile
-from verify_pr.publish.consistency import run_problems, worst_by_id
+from verify_pr.policy.cases import worst_by_id
+from verify_pr.publish.consistency import run_problems
 
 
 def _case(status: TestStatus, name: str = "t") -> TestCase:

@@ -1,5 +1,5 @@
 """The publish side refuses a VERIFIED comparison without a proof that ran changed code
-(``publish/proof_checks.py``): forged results, and the honest one."""
+(``policy/proof.py``): forged results, and the honest one."""
 
 from __future__ import annotations
 

@@ -12,17 +12,18 @@ from __future__ import annotations
 
 from verify_pr.models.compare import CompareResult, Transition
 from verify_pr.models.removed import excused, judge
-from verify_pr.models.report import STATUS_RANK, TestCase, TestStatus
+from verify_pr.policy.cases import worst_by_id
 
 
 def gone_ids(result: CompareResult) -> tuple[list[str], list[str]]:
-    """(REMOVED transitions, base's own tests on neither side), as ``pairing.findings``."""
+    """(REMOVED transitions, base's own tests on neither side): ``policy.pairing``'s gone
+    tests, split by where they were seen."""
     removed = [t.id for t in result.transitions if t.transition is Transition.REMOVED]
     if result.base_own is None:
         return removed, []
-    before = _worst(result.before.testcases)
-    head = _worst(result.head.testcases)
-    own = _worst(result.base_own.testcases)
+    before = worst_by_id(result.before.testcases)
+    head = worst_by_id(result.head.testcases)
+    own = worst_by_id(result.base_own.testcases)
     return removed, sorted(i for i in own if i not in before and i not in head)
 
 
@@ -30,9 +31,9 @@ def unexcused(result: CompareResult, ids: list[str]) -> list[str]:
     """Of ``ids`` (gone tests), those the embedded removed run does not excuse."""
     if result.removed_run is None or not ids:
         return ids
-    on_head = _worst(result.removed_run.testcases)
+    on_head = worst_by_id(result.removed_run.testcases)
     proofs = [t.id for t in result.transitions if t.transition is Transition.FAIL_TO_PASS]
-    of_base = _worst(result.base_own.testcases) if result.base_own else {}
+    of_base = worst_by_id(result.base_own.testcases) if result.base_own else {}
     ok = excused(judge(ids, on_head, proofs, of_base))
     return [i for i in ids if i not in ok]
 
@@ -50,13 +51,3 @@ def claim_problems(result: CompareResult) -> list[str]:
     if not wrong:
         return []
     return [f"{len(wrong)} removed test(s) are excused but their run does not show it"]
-
-
-def _worst(cases: tuple[TestCase, ...]) -> dict[str, TestStatus]:
-    """One status per id, the worst kept (as ``consistency.worst_by_id``)."""
-    worst: dict[str, TestStatus] = {}
-    for case in cases:
-        seen = worst.get(case.id)
-        if seen is None or STATUS_RANK[case.status] > STATUS_RANK[seen]:
-            worst[case.id] = case.status
-    return worst

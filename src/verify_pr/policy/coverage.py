@@ -4,7 +4,7 @@ The figures are information, never part of a verdict, but the check run shows th
 notices on the lines they name, so a block whose totals do not follow from its own per-file
 lines, whose lines are not among the changed lines, or that claims a proof where there is
 none (a run has no proof) is a forged one: it makes the result NOT TRUSTED, like any other
-contradiction (``consistency``). Oversized blocks never get here: the strict models refuse
+contradiction (``policy.verdict``). Oversized blocks never get here: the strict models refuse
 them.
 """
 
