@@ -86,3 +86,58 @@ def test_a_hook_that_throws_on_base_s_code_makes_no_proof(
     assert (code, result.verdict) == (4, CompareVerdict.NOT_PROVEN), result.reasons
     assert proofs == set()
     assert any("errored outside its own body" in r for r in result.reasons), result.reasons
+
+
+# class 4 for jest: a module the tests import that base's setup file loads; the PR makes it
+# register a matcher that always passes, under names computed at run time
+SETUP_PKG = (
+    '{"name":"x","private":true,"scripts":{"test":"jest"},'
+    '"jest":{"setupFilesAfterEnv":["./setup.js"]}}'
+)
+SETUP_TESTS = (
+    "const math = require('./math');\nconst { HELPER } = require('./helper');\n\n"
+    "test('adds', () => { expect(math.add(2, 3)).toBe(5); });\n"
+    "test('helps', () => { expect(HELPER).toBe(1); });\n"
+)
+FORCE_MATCHER = (
+    'globalThis["ex" + "pect"]["ext" + "end"]'
+    '({ toBe: () => ({ pass: true, message: () => "" }) });\n'
+)
+
+
+@pytest.mark.parametrize("head", ["fix", "trick"])
+def test_a_module_a_jest_setup_file_loads_that_reaches_the_globals_is_harness(
+    tmp_path: Path, head: str
+) -> None:
+    """base's setup file requires helper.js, which the tests import too; the PR adds a matcher
+    to helper.js, under names computed at run time, that passes every ``toBe``. Contained
+    before this fixture was written (the closure follows a setup file's ``require`` into
+    helper.js: harness); kept as the instance of class 4 for jest, with its honest twin, the
+    fix of ``add``."""
+    require_docker(NODE_IMAGE)
+    repo = init_repo(tmp_path / "repo")
+    base = commit(
+        repo,
+        {
+            "package.json": SETUP_PKG,
+            "setup.js": "require('./helper');\n",
+            "helper.js": "exports.HELPER = 1;\n",
+            "math.js": CODE.format(version=1, op="-"),
+            "math.test.js": SETUP_TESTS,
+        },
+        "base",
+    )
+    checkout(repo, base)
+    if head == "fix":
+        change = {"math.js": CODE.format(version=1, op="+")}
+    else:
+        change = {"helper.js": "exports.HELPER = 1;\n" + FORCE_MATCHER}
+    sha = commit(repo, change, head)
+    code, result, _ = compare(tmp_path, repo, base, sha, NODE_IMAGE, "--flake-runs", "1")
+    if head == "fix":
+        assert (code, result.verdict) == (0, CompareVerdict.VERIFIED), result.reasons
+        assert result.harness_files_changed == ()
+        return
+    assert result.counts.fail_to_pass == 1  # the matcher made ``adds`` pass on head
+    assert (code, result.verdict) == (4, CompareVerdict.NOT_PROVEN), result.reasons
+    assert result.harness_files_changed == ("helper.js",)
