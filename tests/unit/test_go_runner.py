@@ -41,10 +41,25 @@ def test_command_runs_go_test_json_offline() -> None:
     words = shlex.split(GoRunner().command(path))
     scratch = ["/work/.verify-pr-go/cache", "/work/.verify-pr-go/tmp"]
     assert words[:5] == ["mkdir", "-p", *scratch, "&&"]
+    seed = "/usr/local/lib/go-cache"
+    assert words[5:17] == [
+        "{",
+        "[",
+        "!",
+        "-d",
+        seed,
+        "]",
+        "||",
+        "cp",
+        "-R",
+        f"{seed}/.",
+        f"{scratch[0]}/;",
+        "}",
+    ]
     assert words[-2:] == [">", path]
     go = words.index("go")
     assert words[go:-2] == ["go", "test", "-json", "-count=1", "./..."]
-    env = dict(w.split("=", 1) for w in words[6:go])
+    env = dict(w.split("=", 1) for w in words[19:go])
     assert env["GOTOOLCHAIN"] == "local" and env["GOPROXY"] == "off"
     assert env["GOFLAGS"] == "-mod=mod" and env["GOENV"] == "off"
     assert [env["GOCACHE"], env["GOTMPDIR"]] == scratch
@@ -130,3 +145,16 @@ def test_tamper_signals_name_testmain_and_init(tmp_path: Path) -> None:
     ]
     assert GoRunner().tamper_signals(FIXTURES / "pass") == []
     assert harness_code.go_test_files(FIXTURES / "pass") == ["sum_test.go", "inner/inner_test.go"]
+
+
+def test_compare_refuses_the_go_runner_until_it_is_built(tmp_path: Path) -> None:
+    """Run mode only (issue 38): compare's selection, harness and re-runs know nothing of go
+    yet, so a go tree is refused before anything runs, never judged by another runner's rules."""
+    from verify_pr.verify.compare_run import CompareRequest, _plan
+
+    (tmp_path / "go.mod").write_text("module example.com/m\n")
+    request = CompareRequest(tmp_path, "a" * 40, "b" * 40, "verify-pr-go:local")
+    with pytest.raises(InputRefused, match="go runner"):
+        _plan(request, tmp_path)
+    with pytest.raises(InputRefused, match="go runner"):
+        _plan(request, tmp_path, "go")

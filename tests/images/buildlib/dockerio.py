@@ -245,6 +245,9 @@ set -eu
 go version
 test "$(go env GOTOOLCHAIN GOPROXY GOFLAGS GOCACHE CGO_ENABLED | tr '\n' ' ')" \
     = "local off -mod=mod /tmp/go-build 0 "
+# the seed cache holds the testing package's build, as the runner uses it (a copy)
+cp -R /usr/local/lib/go-cache/. /tmp/go-build/
+test "$(go list -f '{{.Stale}}' testing encoding/json)" = "$(printf 'false\nfalse')"
 # /tmp is noexec in the sandbox (and here): test binaries are built and run from /work.
 mkdir .gotmp m && export GOTMPDIR=/work/.gotmp && cd m
 printf 'module example.com/m\n\ngo 1.22\n' > go.mod

@@ -3,14 +3,16 @@ unpacked as GOROOT ``/usr/local/go`` with verify-pr's ``go.env``."""
 
 from __future__ import annotations
 
+import os
 import platform
+import shlex
 import sys
 import tarfile
 import zipfile
 from pathlib import Path
 
 from .common import CACHE, HERE, BuildError, run, say
-from .dockerio import add_bytes, add_dir
+from .dockerio import add_bytes, add_dir, locked_run_argv, root_owned
 
 GOROOT = "usr/local/go"
 WHEEL_PLATFORM = {"x86_64": "manylinux_2_17_x86_64", "aarch64": "manylinux_2_17_aarch64"}
@@ -92,3 +94,77 @@ def add_toolchain(tar: tarfile.TarFile, wheel: Path) -> None:
         link = tarfile.TarInfo(f"usr/local/bin/{tool}")
         link.type, link.linkname, link.mtime = tarfile.SYMTYPE, f"../go/bin/{tool}", MTIME
         tar.addfile(link)
+
+
+# The standard library packages most test suites build, compiled once at image build into a
+# build cache the go runner copies to its scratch directory: a cold cache compiles them again
+# in every run (minutes on one CPU).
+SEED_DIR = "usr/local/lib/go-cache"
+SEED_IMPORTS = (
+    "bufio",
+    "bytes",
+    "context",
+    "encoding/json",
+    "errors",
+    "fmt",
+    "io",
+    "math",
+    "os",
+    "path/filepath",
+    "reflect",
+    "regexp",
+    "sort",
+    "strconv",
+    "strings",
+    "sync",
+    "testing",
+    "time",
+    "unicode/utf8",
+)
+
+
+def seed_script() -> str:
+    """A module whose test imports SEED_IMPORTS, run by go test into the cache at /seed with
+    the runner's own settings (go.env's, GOCACHE aside)."""
+    imports = "".join(f'\t_ "{p}"\n' for p in SEED_IMPORTS if p != "testing")
+    test = (
+        f'package seed\n\nimport (\n{imports}\t"testing"\n)\n\nfunc TestSeed(t *testing.T) {{}}\n'
+    )
+    return (
+        "set -eu\n"
+        "mkdir -p /work/m /work/.tmp && cd /work/m\n"
+        "printf 'module seed\\n\\ngo 1.22\\n' > go.mod\n"
+        f"printf '%s' {shlex.quote(test)} > seed_test.go\n"
+        "GOCACHE=/seed GOTMPDIR=/work/.tmp go test -json -count=1 ./... > /work/r.json\n"
+        'grep -q \'"Action":"pass","Package":"seed","Test":"TestSeed"\' /work/r.json\n'
+    )
+
+
+def warm_cache(image_id: str, dest: Path) -> None:
+    """Fill `dest` (empty) with the build cache of SEED_IMPORTS, built in `image_id` itself,
+    offline and as the sandbox's user."""
+    dest.mkdir(parents=True)
+    os.chown(dest, 65534, 65534)
+    argv = locked_run_argv(
+        image_id,
+        "/bin/sh",
+        "-c",
+        seed_script(),
+        tmpfs=("/tmp", "/work:exec,uid=65534,gid=65534"),
+        options=("-v", f"{dest}:/seed"),
+    )
+    say("go: compiling the standard library's common packages into the seed cache")
+    run(argv, log=CACHE / "logs" / "go-seed.log")
+    (dest / "trim.txt").unlink(missing_ok=True)  # the next run trims on its own clock
+
+
+def add_seed(tar: tarfile.TarFile, seed: Path) -> None:
+    """The seed cache at SEED_DIR, root-owned and world-readable."""
+    for path in sorted(seed.rglob("*")):
+        rel = path.relative_to(seed).as_posix()
+        info = root_owned(tar.gettarinfo(str(path), arcname=f"{SEED_DIR}/{rel}"))
+        if info.isreg():
+            with path.open("rb") as fh:
+                tar.addfile(info, fh)
+        else:
+            tar.addfile(info)

@@ -19,6 +19,9 @@ from verify_pr.runners.go import harness_code
 
 GO_MOD = "go.mod"
 SCRATCH = f"{WORK_DIR}/.verify-pr-go"
+# The image's build cache of the standard library's common packages (tests/images: verify-pr-go
+# compiles them at build time), copied into the run's own cache when the image has one.
+SEED_CACHE = "/usr/local/lib/go-cache"
 # The toolchain's settings, spelled out on every command (the image's go.env says the same
 # but for the scratch paths): no network and no module fetch, never another toolchain, no
 # configuration file, pure-Go builds (no C compiler in the image).
@@ -54,7 +57,8 @@ def go_shell(argv: list[str], report_path: str) -> str:
     path = validate_report_path(report_path)
     env = dict(ENVIRONMENT)
     dirs = shlex.join([env["GOCACHE"], env["GOTMPDIR"]])
-    return f"mkdir -p {dirs} && {shlex.join(argv)} > {path}"
+    seed = f"{{ [ ! -d {SEED_CACHE} ] || cp -R {SEED_CACHE}/. {shlex.quote(env['GOCACHE'])}/; }}"
+    return f"mkdir -p {dirs} && {seed} && {shlex.join(argv)} > {path}"
 
 
 def suite_argv(*selection: str, packages: tuple[str, ...] = ("./...",)) -> list[str]:
