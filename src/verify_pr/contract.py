@@ -32,6 +32,7 @@ class RunnerName(StrEnum):
     JEST = "jest"
     VITEST = "vitest"
     BUN = "bun"
+    GO = "go"
 
 
 AUTO: Final = "auto"

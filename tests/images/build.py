@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Build verify-pr's local Docker test images from local files only (no registry pull).
 
-    python3 tests/images/build.py [--no-check] [minimal|python|node|bun|all ...]
+    python3 tests/images/build.py [--no-check] [minimal|python|node|bun|go|all ...]
 
 Each image is tagged ``verify-pr-<name>:<recipe hash>`` and ``verify-pr-<name>:local``. The
 hash covers this script, its ``buildlib/`` modules and the image's recipe files (package lists,
@@ -52,6 +52,7 @@ from tests.images.buildlib.dockerio import (
     docker_tags,
     root_owned,
 )
+from tests.images.buildlib.gotool import add_seed, add_toolchain, go_wheel, warm_cache
 from tests.images.buildlib.minimal import busybox_deb, write_minimal
 from tests.images.buildlib.rootfs import ROOTFS_OF, debian_rootfs, npm_ci, prefetch_rootfs
 
@@ -92,6 +93,28 @@ def build(name: str, *, force: bool = False) -> str:
         rootfs = debian_rootfs("python", "python/packages.txt", force=force)
         say("python: docker import")
         return docker_import(recipe, digest, lambda tar: copy_tar(rootfs, tar))
+    if name == "go":
+        rootfs = debian_rootfs("go", "go/packages.txt", force=force)
+        wheel = go_wheel()
+
+        def write_go(tar: tarfile.TarFile) -> None:
+            copy_tar(rootfs, tar)
+            add_toolchain(tar, wheel)
+
+        say(f"go: docker import (toolchain {wheel.name})")
+        bare = docker_import(recipe, digest, write_go)
+        with tempfile.TemporaryDirectory(prefix="go-seed-", dir=CACHE) as tmp:
+            try:
+                warm_cache(bare, Path(tmp) / "cache")
+            finally:
+                subprocess.run(["docker", "rmi", bare], capture_output=True)
+
+            def write_seeded(tar: tarfile.TarFile) -> None:
+                write_go(tar)
+                add_seed(tar, Path(tmp) / "cache")
+
+            say("go: docker import (toolchain and seed cache)")
+            return docker_import(recipe, digest, write_seeded)
     rootfs = debian_rootfs("node", "node/packages.txt", force=force)
     with tempfile.TemporaryDirectory(prefix=f"{name}-", dir=CACHE) as tmp:
         modules = npm_ci(name, Path(tmp))

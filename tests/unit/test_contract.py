@@ -39,7 +39,7 @@ def _runner_choices(parser: argparse.ArgumentParser, mode: str) -> set[str]:
 
 def test_runner_names_come_from_one_enum() -> None:
     names = {name.value for name in RunnerName}
-    assert len(names) == 4  # positive control: the enum is not empty or partial
+    assert len(names) == 5  # positive control: the enum is not empty or partial
     assert set(RUNNER_CHOICES) == names | {contract.AUTO}
     for mode in ("run", "compare"):
         assert _runner_choices(cli.build_parser(), mode) == set(RUNNER_CHOICES)
@@ -94,7 +94,7 @@ def test_settings_name_every_runner_choice_when_refusing() -> None:
     with pytest.raises(ConfigError) as info:
         VerifySettings.from_env({**ENV, "INPUT_RUNNER": "nose"})
     assert str(info.value.message) == (
-        "invalid input runner: Input should be 'auto', 'pytest', 'jest', 'vitest' or 'bun'"
+        "invalid input runner: Input should be 'auto', 'pytest', 'jest', 'vitest', 'bun' or 'go'"
     )
 
 

@@ -104,6 +104,7 @@ class ReportFormat(StrEnum):
     JUNIT = "junit"
     JEST_JSON = "jest-json"
     VITEST_JSON = "vitest-json"
+    GO_JSON = "go-test-json"
 
 
 class RedFlag(StrEnum):

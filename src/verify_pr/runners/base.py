@@ -50,6 +50,7 @@ class TestFiles(StrEnum):
     __test__ = False  # not a pytest test class
     PYTHON = "python"  # python_files/testpaths of the tree's pytest config, test folders
     JAVASCRIPT = "javascript"  # *.test.*, *.spec.*, __tests__ and the like
+    GO = "go"  # *_test.go (what go list names TestGoFiles/XTestGoFiles), testdata/ is data
 
 
 class ExpectedFailures(StrEnum):
@@ -94,6 +95,8 @@ class Runner(Protocol):
     report_format: ReportFormat
     test_files: TestFiles  # the static test/code rule's family
     expected_failures: ExpectedFailures
+    # compare can judge this runner's suites (selection, harness and re-runs are wired)
+    compares: bool
     # a test file the runner runs is a test file: it never runs tests from code files
     # (no doctests, no in-source tests), so a code file a report places tests in moved sides
     tests_only_in_test_files: bool
@@ -161,6 +164,7 @@ class RunnerDefaults:
     """Every "cannot" of the protocol: a runner subclasses this and overrides what it can."""
 
     expected_failures = ExpectedFailures.CANNOT
+    compares = False
     tests_only_in_test_files = False
     isolates_files = False
     compare_args: Argv = ()

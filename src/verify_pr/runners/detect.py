@@ -9,6 +9,7 @@ from verify_pr.errors import ConfigError
 from verify_pr.reports._common import DEFAULT_TREE_ROOT
 from verify_pr.runners.base import Detection, Runner
 from verify_pr.runners.bun.runner import BunRunner
+from verify_pr.runners.go.runner import GoRunner
 from verify_pr.runners.jest.runner import JestRunner
 from verify_pr.runners.pytest.runner import PytestRunner
 from verify_pr.runners.vitest.runner import VitestRunner
@@ -20,6 +21,7 @@ def all_runners(tree_root: str = DEFAULT_TREE_ROOT) -> tuple[Runner, ...]:
         JestRunner(tree_root),
         VitestRunner(tree_root),
         BunRunner(tree_root),
+        GoRunner(tree_root),
     )
 
 

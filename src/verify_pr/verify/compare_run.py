@@ -363,6 +363,11 @@ def _plan(request: CompareRequest, base_tree: Path, runner: str | None = None) -
         return plan_custom(request.command, request.report_format or "")
     plan = plan_detected(base_tree, runner or request.runner)
     detected = runner_named(plan.runner)
+    if detected is not None and not detected.compares:
+        # issue 38: the runner's selection, harness and re-runs are not wired yet
+        raise InputRefused(
+            f"compare does not support the {plan.runner} runner yet: use verify-pr run"
+        )
     if detected is not None and detected.compare_args:
         # the same words on every run keep the runs alike (pytest: a new test file that cannot
         # import on base's code must not stop the others); the import probe's packages stay

@@ -64,6 +64,11 @@ JS_SOURCES: tuple[str, ...] = (
     ".vue",
     ".svelte",
 )
+# go: what go list names TestGoFiles and XTestGoFiles, and testdata/ (data, ignored by the go
+# command); a first guess that the runs' facts (runners.go.facts) can only make more cautious
+GO_FILES: tuple[str, ...] = ("*_test.go",)
+GO_DIRS: tuple[str, ...] = ("testdata",)
+GO_SOURCES: tuple[str, ...] = (".go",)
 JS_FILES: tuple[str, ...] = ("*.test.*", "*.spec.*", "*_test.*", "*_spec.*", "*.snap")
 JS_DIRS: tuple[str, ...] = (
     "__tests__",
@@ -172,6 +177,8 @@ def rule_for(base_tree: Path, runner: str, changed: Iterable[str] = ()) -> TestP
         return _pytest_rule(base_tree, packages, runner)
     if family is TestFiles.JAVASCRIPT:
         return TestPathRule(runner, JS_FILES, JS_DIRS, sources=JS_SOURCES)
+    if family is TestFiles.GO:
+        return TestPathRule(runner, GO_FILES, GO_DIRS, sources=GO_SOURCES)
     py = _pytest_rule(base_tree, packages, runner)
     return TestPathRule(
         runner,

@@ -28,7 +28,7 @@ MERGED_USR_HOOKS = Path("/usr/share/mmdebstrap/hooks/merged-usr")
 ROOTFS_KEEP = 3  # cached root filesystems kept per kind (other worktrees may use older ones)
 IMAGES_KEEP = 3  # recipe-hash tags kept per image, the current one included
 TOOLS = "sh timeout env cp head cat wc kill sleep mkdir chmod rm ls"
-IMAGES = ("minimal", "python", "node", "bun")
+IMAGES = ("minimal", "python", "node", "bun", "go")
 ID_AND_TAGS = "{{.Id}}{{range .RepoTags}} {{.}}{{end}}"
 # The build's own code, hashed into every recipe (sorted: the hash must not depend on listing order)
 LIB_SOURCES = tuple(sorted(f"buildlib/{p.name}" for p in (HERE / "buildlib").glob("*.py")))
@@ -160,6 +160,11 @@ RECIPES: dict[str, Recipe] = {
         ("debian/customize.sh", "node/packages.txt", "bun/package.json", "bun/package-lock.json"),
         SYSTEM_PATH,
         (f"bun={BUN_PACKAGE}",),
+    ),
+    "go": Recipe(
+        "go",
+        ("debian/customize.sh", "go/packages.txt", "go/requirements.txt", "go/go.env"),
+        SYSTEM_PATH,
     ),
 }
 

@@ -193,6 +193,8 @@ def check_image(recipe: Recipe, image_id: str) -> list[str]:
         versions.append(docker_run(image_id, NODE_CHECK))
     elif recipe.name == "bun":
         versions.append(docker_run(image_id, BUN_CHECK))
+    elif recipe.name == "go":
+        versions.append(docker_run(image_id, GO_CHECK))
     return [line for v in versions for line in v.splitlines() if line.strip()]
 
 
@@ -234,4 +236,23 @@ printf "import { test, expect } from 'bun:test';\n" > sum.test.ts
 printf "test('adds', () => { expect(1 + 1).toBe(2); });\n" >> sum.test.ts
 bun test --reporter=junit --reporter-outfile=/tmp/r.xml >/tmp/log 2>&1 || { cat /tmp/log; exit 1; }
 grep -q '<testcase' /tmp/r.xml
+"""
+
+# The toolchain's settings come from its go.env (the image has no ENV but PATH), and a module
+# with one passing test runs offline with the JSON report, framed (Go >= 1.20).
+GO_CHECK = r"""
+set -eu
+go version
+test "$(go env GOTOOLCHAIN GOPROXY GOFLAGS GOCACHE CGO_ENABLED | tr '\n' ' ')" \
+    = "local off -mod=mod /tmp/go-build 0 "
+# the seed cache holds the testing package's build, as the runner uses it (a copy)
+cp -R /usr/local/lib/go-cache/. /tmp/go-build/
+test "$(go list -f '{{.Stale}}' testing encoding/json)" = "$(printf 'false\nfalse')"
+# /tmp is noexec in the sandbox (and here): test binaries are built and run from /work.
+mkdir .gotmp m && export GOTMPDIR=/work/.gotmp && cd m
+printf 'module example.com/m\n\ngo 1.22\n' > go.mod
+printf 'package m\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n' > m_test.go
+printf '\tif 1+1 != 2 {\n\t\tt.Fatal("sum")\n\t}\n}\n' >> m_test.go
+go test -json -count=1 ./... >/tmp/r.json 2>/tmp/log || { cat /tmp/log /tmp/r.json; exit 1; }
+grep -q '"Action":"pass","Package":"example.com/m","Test":"TestAdd"' /tmp/r.json
 """

@@ -160,6 +160,7 @@ def npm_ci(kind: str, stage: Path) -> Path:
 
 ROOTFS_OF = {"python": ("python", "python/packages.txt"), "node": ("node", "node/packages.txt")}
 ROOTFS_OF["bun"] = ROOTFS_OF["node"]
+ROOTFS_OF["go"] = ("go", "go/packages.txt")
 
 
 def prefetch_rootfs(names: Sequence[str], *, force: bool) -> None:

@@ -61,6 +61,7 @@ def test_each_runner_says_what_it_can_and_cannot(
     python = family is TestFiles.PYTHON
     case = _case("tests/test_a.py", "test_x", "tests.test_a") if python else _case("a.test.js", "x")
     assert runner.test_files is family
+    assert runner.compares  # the four judged by compare today
     assert runner.expected_failures is failures
     assert runner.isolates_files is isolates
     assert runner.tests_only_in_test_files is only_tests
@@ -88,6 +89,16 @@ def test_the_defaults_say_cannot_to_everything_a_new_runner_has_not_said() -> No
     assert runner.coverage().instrument is None
     assert runner.expected_failures is ExpectedFailures.CANNOT
     assert runner.compare_args == () and runner.harness_names == ()
+    assert not runner.compares
+
+
+def test_go_runs_but_cannot_be_compared_yet() -> None:
+    """Issue 38: go's selection, harness and re-runs are not wired; compare refuses it by
+    this answer, never by its name."""
+    runner = runner_named("go")
+    assert runner is not None and runner.test_files is TestFiles.GO
+    assert not runner.compares
+    assert runner.select(_case("a_test.go", "TestX")) is None
 
 
 def test_argv_meets_the_shell_quoted_word_by_word() -> None:

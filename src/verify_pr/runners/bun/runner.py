@@ -46,6 +46,7 @@ class BunRunner(RunnerDefaults):
     name = RunnerName.BUN
     report_format = ReportFormat.JUNIT
     test_files = TestFiles.JAVASCRIPT
+    compares = True
     harness_names: tuple[str, ...] = (BUNFIG,)
 
     def __init__(self, tree_root: str = DEFAULT_TREE_ROOT) -> None:

@@ -46,6 +46,7 @@ class JestRunner(RunnerDefaults):
     name = RunnerName.JEST
     report_format = ReportFormat.JEST_JSON
     test_files = TestFiles.JAVASCRIPT
+    compares = True
     expected_failures = ExpectedFailures.RECORDER  # test.failing, from jest-circus's state
     tests_only_in_test_files = True  # its testMatch: no in-source tests
     isolates_files = True  # each test file in a module registry and environment of its own

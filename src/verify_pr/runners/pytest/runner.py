@@ -60,6 +60,7 @@ class PytestRunner(RunnerDefaults):
     name = RunnerName.PYTEST
     report_format = ReportFormat.JUNIT
     test_files = TestFiles.PYTHON
+    compares = True
     # the report says it itself (the bootstrap's property on each xfailed/xpassed testcase)
     expected_failures = ExpectedFailures.REPORT
     # A new test file that cannot import on base's code must not stop the others: the same

@@ -55,6 +55,7 @@ class VitestRunner(RunnerDefaults):
     name = RunnerName.VITEST
     report_format = ReportFormat.VITEST_JSON
     test_files = TestFiles.JAVASCRIPT
+    compares = True
     expected_failures = ExpectedFailures.RECORDER  # test.fails, from each task
     harness_names: tuple[str, ...] = (
         "vitest.config.*",

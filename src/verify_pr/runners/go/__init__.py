@@ -1,0 +1,1 @@
+"""go test: detection, command, report parsing and the toolchain's facts about a tree."""

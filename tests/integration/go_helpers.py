@@ -1,0 +1,67 @@
+"""What the go runner's tests and bench share: the Go fixture modules, the hostile ones among
+them, and the Debian golang-*-dev packages of the corpus (tests/corpus/manifest.json
+"debian_go"), fetched with apt-get and checked by sha256."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration.helpers import CACHE
+
+GO_IMAGE = "verify-pr-go:local"
+GO_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "go"
+# tests/hostile/test_go_forgery.py: fixture -> the test that fails for real and prints its pass
+GO_ATTACKS = {
+    "forged_framing": "TestAdd",
+    "forged_events": "TestAdd",
+    "exit0": "TestWrong",
+    "exit0_flag": "TestWrong",
+    "exit0_goroutine": "TestWrong",
+    "testmain_exit0": "TestWrong",
+}
+
+
+def fetch_deb(entry: dict[str, Any]) -> Path:
+    """The .deb, downloaded once into the cache with apt-get, checked against its sha256."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    deb = CACHE / entry["file"]
+    if not deb.exists():
+        subprocess.run(
+            [
+                "apt-get",
+                "download",
+                "-q",
+                "-o",
+                "APT::Sandbox::User=root",
+                f"{entry['package']}={entry['version']}",
+            ],
+            cwd=CACHE,
+            capture_output=True,
+            timeout=300,
+            check=True,
+        )
+    digest = hashlib.sha256(deb.read_bytes()).hexdigest()
+    if digest != entry["sha256"]:
+        deb.unlink()
+        pytest.fail(f"{deb.name}: sha256 {digest} is not the pinned {entry['sha256']}")
+    return deb
+
+
+def module_tree(entry: dict[str, Any], dest: Path) -> Path:
+    """The module's source as the package ships it (dpkg-deb -x, nothing run)."""
+    unpacked = dest / "deb"
+    subprocess.run(
+        ["dpkg-deb", "-x", str(fetch_deb(entry)), str(unpacked)], check=True, timeout=120
+    )
+    tree = dest / "src"
+    shutil.copytree(unpacked / entry["module"], tree, symlinks=True)
+    for path in [tree, *tree.rglob("*")]:
+        if not path.is_symlink():
+            path.chmod(0o755 if path.is_dir() else 0o644)
+    return tree
