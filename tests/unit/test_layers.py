@@ -12,7 +12,7 @@ cannot see unless the function runs), is read from the syntax tree.
 | sandbox                  | runners, reports, verify, git, action, publish, github |
 | reports, runners         | verify, action, publish, github                        |
 | verify                   | action, publish, github                                |
-| shared: models, markdown, render, github, errors, exit_codes, utf8 | everything above, docker |
+| shared: models, markdown, render, github, errors, exit_codes, options, utf8 | everything above, docker |
 | contract (names, defaults) | all of the above but errors, and models, docker        |
 """
 
@@ -40,6 +40,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "render": (*PR_SIDE, "publish", "github", "docker"),
     "errors": (*PR_SIDE, "publish", "github", "docker"),
     "exit_codes": (*PR_SIDE, "publish", "github", "docker"),
+    "options": (*PR_SIDE, "publish", "github", "docker", "models", "markdown", "render"),
     "utf8": (*PR_SIDE, "publish", "github", "docker"),
     "contract": (*PR_SIDE, "publish", "github", "docker", "models", "markdown", "render"),
 }
