@@ -130,4 +130,4 @@ def test_good_values_pass_both_entry_points_checks(tmp_path: Path) -> None:
     suite_flags = ["--command", COMMAND, "--report-format", "junit"]
     ns = cli.build_parser().parse_args(["compare", "--git", ".", *good, *suite_flags])
     flags = cli.shared_args(ns)
-    assert (flags.timeout_s, flags.resources.cpus) == (3600, 64.0)
+    assert (flags.limits.timeout_s, flags.limits.resources.cpus) == (3600, 64.0)

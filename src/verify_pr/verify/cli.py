@@ -14,7 +14,6 @@ import os
 import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -44,9 +43,9 @@ from verify_pr.models.verdict import VerdictFile
 from verify_pr.options import Parser
 from verify_pr.render.terminal import compare_text, run_summary, shown, uncommitted_warning
 from verify_pr.sandbox import cancel
+from verify_pr.verify.settings import CompareSettings, Limits, SuiteSettings
 
 if TYPE_CHECKING:
-    from verify_pr.sandbox.resources import Resources
     from verify_pr.sandbox.spool import ReportSpool
 
 EXIT_CODES = run_exit_codes()
@@ -127,20 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-@dataclass(frozen=True)
-class Shared:
-    """run's and compare's shared flags, checked once."""
-
-    image: str
-    runner: str
-    command: str | None
-    report_format: str | None
-    timeout_s: int
-    max_output: int
-    resources: Resources
-
-
-def shared_args(ns: argparse.Namespace) -> Shared:
+def shared_args(ns: argparse.Namespace) -> SuiteSettings:
     """The shared flags' checks (``verify_pr.options``, the action's too): the command and
     its format go together and exclude --runner, a bad command is refused before any run,
     numbers are in range."""
@@ -149,12 +135,14 @@ def shared_args(ns: argparse.Namespace) -> Shared:
 
     options.check_suite(ns.runner, ns.command, ns.report_format)
     image = options.check_image(ns.image)
-    timeout_s = options.timeout(ns.timeout)
-    max_output = options.max_output(ns.max_output)
-    resources = parse_resources(ns.cpus, ns.memory)
+    limits = Limits(
+        options.timeout(ns.timeout),
+        options.max_output(ns.max_output),
+        parse_resources(ns.cpus, ns.memory),
+    )
     if ns.command is not None:
         plan_custom(ns.command, ns.report_format)
-    return Shared(image, ns.runner, ns.command, ns.report_format, timeout_s, max_output, resources)
+    return SuiteSettings(image, ns.runner, ns.command, ns.report_format, limits)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -189,7 +177,10 @@ def _main(argv: list[str]) -> int:
     coverage = start_run(repo, ns.diff_base, plan.runner) if ns.diff_base is not None else None
     if coverage is not None:
         plan = coverage.plan(plan)
-    outcome = run_suite(repo, plan, flags.image, flags.timeout_s, flags.max_output, flags.resources)
+    limits = flags.limits
+    outcome = run_suite(
+        repo, plan, flags.image, limits.timeout_s, limits.max_output, limits.resources
+    )
     verdict = outcome.verdict
     if coverage is not None:
         verdict = verdict.model_copy(update={"patch_coverage": coverage.result(outcome)})
@@ -243,33 +234,22 @@ def _compare(ns: argparse.Namespace) -> int:
         raise InputRefused(f"--git {ns.git!r} is not a directory")
     out_arg = ns.out or _own_out("verify-pr-compare-")
     out = check_out(out_arg, git_dir.resolve(), COMPARE_OUT)
-    flags = shared_args(ns)
-    flake_runs = options.flake_runs(ns.flake_runs)
+    # the compare's settings, read from the flags here once and passed down whole
+    settings = CompareSettings(
+        shared_args(ns), ns.strict_harness, options.flake_runs(ns.flake_runs)
+    )
     for side in COMPARE_SIDE_DIRS:
         if (out / side).is_symlink() or ((out / side).exists() and not (out / side).is_dir()):
             raise InputRefused(f"--out {side} is not a plain directory")
     base, head = commits(git_dir, ns.event, ns.base, ns.head)
     if base == head:
         raise InputRefused("--base and --head are the same commit: nothing to compare")
-    request = CompareRequest(
-        git_dir=git_dir,
-        base_sha=base,
-        head_sha=head,
-        image=flags.image,
-        runner=flags.runner,
-        timeout_s=flags.timeout_s,
-        max_output=flags.max_output,
-        strict_harness=ns.strict_harness,
-        command=flags.command,
-        report_format=flags.report_format,
-        flake_runs=flake_runs,
-        resources=flags.resources,
-    )
+    request = CompareRequest(git_dir=git_dir, base_sha=base, head_sha=head)
     from verify_pr.sandbox.out_files import write_atomic
 
     (out / COMPARE_RESULT_FILE).unlink(missing_ok=True)
     (out / COMPARE_SUMMARY_FILE).unlink(missing_ok=True)
-    run = run_compare(request)
+    run = run_compare(request, settings)
     import shutil
 
     if (out / "base-own").is_dir() and not (out / "base-own").is_symlink():
