@@ -4,6 +4,7 @@ they came from a person's command line or from the action's inputs."""
 
 from __future__ import annotations
 
+import ast
 import json
 from dataclasses import fields
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.git_helpers import commit, init_repo
+from tests.unit.helpers import PACKAGE, imports
 from verify_pr.action.commands import HOST_PYTHON, compare_argv
 from verify_pr.github.settings import VerifySettings
 from verify_pr.sandbox.resources import Resources
@@ -102,3 +104,21 @@ def test_the_actions_inputs_reach_run_compare_as_the_same_settings(
     limits = Limits(45, 1 << 20, Resources(15 * 10**8, 2048))
     suite = SuiteSettings("img:1", "auto", "pytest --junitxml={report}", "junit", limits)
     assert got == CompareSettings(suite, strict_harness=True, flake_runs=7)
+
+
+def _reads_flags(source: str) -> bool:
+    """Whether a module parses flags or holds a parsed command line (argparse, a Namespace)."""
+    tree = ast.parse(source)
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    attrs = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    return "argparse" in imports(source, ("verify_pr", "verify")) or "Namespace" in names | attrs
+
+
+def test_nothing_below_the_entry_reads_a_flag() -> None:
+    """The flags are read in verify/cli.py alone: every other module of the verifier is given
+    the settings (never the command line) and cannot read a flag again."""
+    below = [p for p in (PACKAGE / "verify").rglob("*.py") if p.name != "cli.py"]
+    assert len(below) > 20  # positive control: the verifier's modules are there
+    assert [p.name for p in below if _reads_flags(p.read_text(encoding="utf-8"))] == []
+    # positive control: the entry itself is seen reading them
+    assert _reads_flags((PACKAGE / "verify" / "cli.py").read_text(encoding="utf-8"))
