@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from verify_pr.verify.settings import SuiteSettings
     from verify_pr.verify.suite import SuiteOutcome, SuitePlan
 
 
@@ -31,10 +32,10 @@ def main(argv: list[str]) -> int:
     runs: list[tuple[float, str]] = []
     inner = compare_run._run
 
-    def timed(request: compare_run.CompareRequest, tree: Path, plan: SuitePlan) -> SuiteOutcome:
+    def timed(suite: SuiteSettings, tree: Path, plan: SuitePlan) -> SuiteOutcome:
         start = time.perf_counter()
         try:
-            return inner(request, tree, plan)
+            return inner(suite, tree, plan)
         finally:
             runs.append((time.perf_counter() - start, f"{tree.name} ...{plan.command[-50:]}"))
 

@@ -44,7 +44,7 @@ def wrap(module: ModuleType, name: str, describe: Callable[..., str] | None = No
     setattr(module, name, timed)
 
 
-def _run_what(_request: object, tree: Path, plan: SuitePlan) -> str:
+def _run_what(_suite: object, tree: Path, plan: SuitePlan) -> str:
     return f"{tree.name} ...{plan.command[-60:]}"
 
 

@@ -208,5 +208,6 @@ def test_resources_default_to_the_runners_cores_and_reach_both_modes(env: dict[s
 )
 def test_bad_resource_inputs_are_refused(env: dict[str, str], name: str, value: str) -> None:
     env[f"INPUT_{name}"] = value
-    with pytest.raises(ConfigError, match="invalid input"):
+    with pytest.raises(ConfigError, match=f"--{name.lower()} must") as info:
         VerifySettings.from_env(env)
+    assert info.value.hint.startswith(f"input {name.lower()}:")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from verify_pr import contract
+from verify_pr import contract, options
 from verify_pr.contract import (
     DEFAULT_TIMEOUT_S,
     MAX_TIMEOUT_S,
@@ -94,7 +94,7 @@ def test_settings_name_every_runner_choice_when_refusing() -> None:
     with pytest.raises(ConfigError) as info:
         VerifySettings.from_env({**ENV, "INPUT_RUNNER": "nose"})
     assert str(info.value.message) == (
-        "invalid input runner: Input should be 'auto', 'pytest', 'jest', 'vitest', 'bun' or 'go'"
+        "--runner must be 'auto', 'pytest', 'jest', 'vitest', 'bun' or 'go', got 'nose'"
     )
 
 
@@ -127,7 +127,7 @@ def test_the_flake_runs_default_and_bound_are_the_contracts() -> None:
     with pytest.raises(ConfigError):
         VerifySettings.from_env({**ENV, "INPUT_FLAKE-RUNS": str(contract.MAX_FLAKE_RUNS + 1)})
     VerifySettings.from_env({**ENV, "INPUT_FLAKE-RUNS": str(contract.MAX_FLAKE_RUNS)})
-    assert cli.FLAKE_RUNS_RANGE == (0, contract.MAX_FLAKE_RUNS)
+    assert options.FLAKE_RUNS_RANGE == (0, contract.MAX_FLAKE_RUNS)
 
 
 def _settings_refuse_timeout(seconds: int) -> bool:

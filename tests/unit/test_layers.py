@@ -13,7 +13,7 @@ cannot see unless the function runs), is read from the syntax tree.
 | reports, runners         | verify, action, publish, github                        |
 | verify                   | action, publish, github                                |
 | policy (the verdict's rules, for both jobs) | everything above, and github, docker |
-| shared: models, markdown, render, github, errors, exit_codes, utf8 | everything above, policy, docker |
+| shared: models, markdown, render, github, errors, exit_codes, options, utf8 | everything above, policy, docker |
 | contract (names, defaults) | all of the above but errors, and models, docker        |
 """
 
@@ -47,6 +47,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
         *PR_SIDE,
         *("publish", "policy", "github", "docker", "models", "markdown", "render"),
     ),
+    "options": (*PR_SIDE, "publish", "policy", "github", "docker", "models", "markdown", "render"),
 }
 ENTRY_POINTS = {
     "verify_pr.action": FORBIDDEN["action"],

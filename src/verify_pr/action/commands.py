@@ -6,7 +6,6 @@ import os
 import sys
 from pathlib import Path
 
-from verify_pr.errors import ConfigError
 from verify_pr.github.settings import VerifySettings
 
 # The verifier runs in a child interpreter, isolated (-I) like every host-side Python of the
@@ -15,11 +14,8 @@ HOST_PYTHON = (sys.executable, "-I", "-m")
 
 
 def _shared_flags(settings: VerifySettings, out: Path) -> list[str]:
-    """The flags ``verify-pr run`` and ``verify-pr compare`` take alike."""
-    if bool(settings.command) != bool(settings.report_format):
-        raise ConfigError("the inputs command and report-format go together")
-    if settings.command and settings.runner != "auto":
-        raise ConfigError("the inputs runner and command exclude each other")
+    """The flags ``verify-pr run`` and ``verify-pr compare`` take alike, from inputs checked
+    by the flags' own checks as they were read (``VerifySettings.from_env``, ``options``)."""
     suite = (
         ["--command", settings.command, "--report-format", settings.report_format]
         if settings.command

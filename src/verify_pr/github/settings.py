@@ -8,14 +8,15 @@ the same mapping. Tests pass a plain dict.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 from pydantic import AfterValidator, Field, ValidationError
 from pydantic_core import PydanticCustomError
 
+from verify_pr import options
 from verify_pr.contract import (
     AUTO,
     CUSTOM_FORMAT_CHOICES,
@@ -25,7 +26,7 @@ from verify_pr.contract import (
     MAX_TIMEOUT_S,
     RUNNER_CHOICES,
 )
-from verify_pr.errors import ConfigError
+from verify_pr.errors import ConfigError, InputRefused
 from verify_pr.models.base import BoundaryModel
 from verify_pr.models.compare import CompareVerdict
 from verify_pr.models.verdict import Verdict
@@ -34,6 +35,7 @@ DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_CHECK_NAME = "verify-pr"
 DEFAULT_ARTIFACT_NAME = "verify-pr-result"
 
+Checked = TypeVar("Checked")
 _NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9 ._()/-]{0,99}$"
 
 
@@ -207,17 +209,17 @@ class VerifySettings(BoundaryModel):
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> VerifySettings:
-        """Read and validate every input; ``ConfigError`` names the first problem."""
+        """Read and validate every input; ``ConfigError`` names the first problem. The
+        inputs that are verify-pr's flags too are checked by the flags' own checks first
+        (``verify_pr.options``): refused in the same words as the command line."""
+        suite = _suite_inputs(env)
         try:
             return cls.model_validate_json(
                 json.dumps(
                     {
-                        "image": read_input(env, "image"),
+                        **suite,
                         "mode": read_input(env, "mode", default="run"),
-                        "runner": read_input(env, "runner", default=AUTO),
                         "path": read_input(env, "path", default=".").strip("/") or ".",
-                        "timeout": _int(read_input(env, "timeout", default=str(DEFAULT_TIMEOUT_S))),
-                        "max_output": _int(read_input(env, "max-output", default=str(1 << 20))),
                         "artifact_name": read_input(
                             env, "artifact-name", default=DEFAULT_ARTIFACT_NAME
                         ),
@@ -228,13 +230,6 @@ class VerifySettings(BoundaryModel):
                         ),
                         "strict_harness": _bool(
                             "strict-harness", read_input(env, "strict-harness", default="false")
-                        ),
-                        "command": read_input(env, "command", default=""),
-                        "report_format": read_input(env, "report-format", default=""),
-                        "cpus": read_input(env, "cpus", default=""),
-                        "memory": read_input(env, "memory", default="512m"),
-                        "flake_runs": _int(
-                            read_input(env, "flake-runs", default=str(DEFAULT_FLAKE_RUNS))
                         ),
                         "diff_base": read_input(env, "diff-base", default=""),
                         "build_dockerfile": read_input(env, "build-dockerfile", default=""),
@@ -254,6 +249,53 @@ class VerifySettings(BoundaryModel):
                 f"invalid input {field.replace('_', '-')}: {first['msg']}",
                 hint="see docs/action.md for the accepted values",
             ) from exc
+
+
+def _suite_inputs(env: Mapping[str, str]) -> dict[str, object]:
+    """The inputs that are verify-pr's flags (``--image`` ... ``--flake-runs``), each checked
+    by its flag's check: a refusal carries the verifier's words, and the input's name as its
+    hint; an empty cpus, command or report-format is not given."""
+
+    def checked(name: str, check: Callable[[str], Checked], default: str | None = None) -> Checked:
+        try:
+            return check(read_input(env, name, default=default))
+        except InputRefused as exc:
+            raise ConfigError(exc.message, hint=f"input {name}: see docs/action.md") from None
+
+    runner = checked("runner", options.runner, AUTO)
+    command = read_input(env, "command", default="")
+    report_format = checked("report-format", _or_empty(options.report_format), "")
+    try:
+        options.check_suite(runner, command or None, report_format or None)
+    except InputRefused as exc:
+        hint = "inputs runner, command and report-format: see docs/action.md"
+        raise ConfigError(exc.message, hint=hint) from None
+    return {
+        "image": checked("image", options.check_image),
+        "runner": runner,
+        "timeout": checked("timeout", options.timeout, str(DEFAULT_TIMEOUT_S)),
+        "max_output": checked("max-output", options.max_output, str(options.DEFAULT_MAX_OUTPUT)),
+        "command": command,
+        "report_format": report_format,
+        "cpus": checked("cpus", _or_empty(_keep(options.parse_cpus)), ""),
+        "memory": checked("memory", _keep(options.parse_memory), options.DEFAULT_MEMORY),
+        "flake_runs": checked("flake-runs", options.flake_runs, str(DEFAULT_FLAKE_RUNS)),
+    }
+
+
+def _keep(check: Callable[[str], object]) -> Callable[[str], str]:
+    """The text itself once ``check`` accepts it (the verifier is given the text)."""
+
+    def keep(text: str) -> str:
+        check(text)
+        return text
+
+    return keep
+
+
+def _or_empty(check: Callable[[str], str]) -> Callable[[str], str]:
+    """An empty input is not given: ``check`` only what is."""
+    return lambda text: check(text) if text else text
 
 
 def _int(value: str) -> int | str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import re
 import signal
 import sys
 from collections.abc import Sequence
@@ -16,6 +15,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from verify_pr import options
 from verify_pr.contract import (
     COVERAGE_FILE,
     DEFAULT_TIMEOUT_S,
@@ -29,15 +29,13 @@ from verify_pr.contract import (
 )
 from verify_pr.errors import InputRefused, SandboxBlocked
 from verify_pr.exit_codes import SANDBOX_CODES, SandboxExit, run_entry
+from verify_pr.options import Parser, check_image
 
 if TYPE_CHECKING:
     from verify_pr.sandbox.run import SandboxRequest
 
-MAX_OUTPUT_RANGE = (1, 1024 * 1024)
-DEFAULT_MAX_OUTPUT = 1024 * 1024
 MAX_VALUE_CHARS = 4096
 MAX_CMD_CHARS = 65536
-IMAGE_RE = re.compile(r"[A-Za-z0-9._/:@-]{1,255}")
 
 DESCRIPTION = """\
 Run one untrusted shell command against a repository in a locked-down Docker container:
@@ -65,11 +63,6 @@ exit codes:
 """
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise InputRefused(message)
-
-
 class _Once(argparse.Action):
     """A value flag that may be given once, with a non-empty value of bounded length."""
 
@@ -91,7 +84,7 @@ class _Once(argparse.Action):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = Parser(
         prog="verify-pr-sandbox",
         description=DESCRIPTION,
         epilog=EPILOG,
@@ -133,25 +126,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the equivalent docker run command line and exit without running",
     )
     return p
-
-
-def parse_number(flag: str, text: str | None, default: int, bounds: tuple[int, int]) -> int:
-    """Base 10 only: a leading zero is not octal; signs, spaces and underscores are refused."""
-    if text is None:
-        return default
-    if not re.fullmatch(r"[0-9]{1,12}", text):
-        raise InputRefused(f"{flag} must be a base-10 whole number, got {text!r}")
-    value = int(text, 10)
-    low, high = bounds
-    if not low <= value <= high:
-        raise InputRefused(f"{flag} must be within {low}..{high}, got {value}")
-    return value
-
-
-def check_image(text: str) -> str:
-    if not IMAGE_RE.fullmatch(text) or text.startswith("-"):
-        raise InputRefused("--image must match [A-Za-z0-9._/:@-] and not start with '-'")
-    return text
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:
@@ -203,10 +177,8 @@ def _main(argv: list[str]) -> int:
         repo=repo,
         command=ns.cmd,
         image=check_image(ns.image),
-        timeout_s=parse_number("--timeout", ns.timeout, DEFAULT_TIMEOUT_S, TIMEOUT_RANGE),
-        max_output=parse_number(
-            "--max-output", ns.max_output, DEFAULT_MAX_OUTPUT, MAX_OUTPUT_RANGE
-        ),
+        timeout_s=options.timeout(ns.timeout),
+        max_output=options.max_output(ns.max_output),
         report_path=(
             check_report_path(ns.report, random=False, what="--report")
             if ns.report is not None

@@ -14,10 +14,10 @@ import os
 import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
+from verify_pr import options
 from verify_pr.contract import (
     AUTO,
     COMPARE_RESULT_FILE,
@@ -29,7 +29,6 @@ from verify_pr.contract import (
     MAX_TIMEOUT_S,
     RUN_OUT_FILES,
     RUNNER_CHOICES,
-    TIMEOUT_RANGE,
     VERDICT_FILE,
 )
 from verify_pr.errors import InputRefused, VerifyPrError
@@ -41,11 +40,12 @@ from verify_pr.exit_codes import (
     run_exit_codes,
 )
 from verify_pr.models.verdict import VerdictFile
+from verify_pr.options import Parser
 from verify_pr.render.terminal import compare_text, run_summary, shown, uncommitted_warning
 from verify_pr.sandbox import cancel
+from verify_pr.verify.settings import CompareSettings, Limits, SuiteSettings
 
 if TYPE_CHECKING:
-    from verify_pr.sandbox.resources import Resources
     from verify_pr.sandbox.spool import ReportSpool
 
 EXIT_CODES = run_exit_codes()
@@ -54,23 +54,26 @@ EXIT_USAGE = RunExit.REFUSED  # compare's too: one number means one thing everyw
 EXIT_CRASHED = RunExit.CRASHED
 COMPARE_OUT = frozenset({COMPARE_RESULT_FILE, COMPARE_SUMMARY_FILE, "base", "head", "base-own"})
 COMPARE_SIDE_DIRS = ("base", "head", "base-own")
-FLAKE_RUNS_RANGE = (0, MAX_FLAKE_RUNS)
 MAX_EVENT_BYTES = 25 << 20
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise InputRefused(message)
-
-
-def _shared_flags() -> _Parser:
+def _shared_flags() -> Parser:
     """The flags run and compare share, declared once (each sub-parser takes them as a parent)."""
-    p = _Parser(add_help=False, allow_abbrev=False)
+    p = Parser(add_help=False, allow_abbrev=False)
     p.add_argument("--image", required=True, help="local image holding the runner and deps")
-    p.add_argument("--runner", default=AUTO, choices=RUNNER_CHOICES)
+    p.add_argument(
+        "--runner",
+        default=AUTO,
+        type=options.runner,  # refused in the options' words, before argparse's choices
+        choices=RUNNER_CHOICES,
+    )
     p.add_argument("--out", help="new or empty folder for the files (default: a temp dir)")
     p.add_argument("--command", help="own command for every run; {report} is the report path")
-    p.add_argument("--report-format", choices=CUSTOM_FORMAT_CHOICES)
+    p.add_argument(
+        "--report-format",
+        type=options.report_format,
+        choices=CUSTOM_FORMAT_CHOICES,
+    )
     p.add_argument(
         "--timeout", default=str(DEFAULT_TIMEOUT_S), help=f"seconds per run, 1..{MAX_TIMEOUT_S}"
     )
@@ -81,7 +84,7 @@ def _shared_flags() -> _Parser:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = Parser(
         prog="verify-pr",
         description=__doc__,
         allow_abbrev=False,
@@ -123,37 +126,23 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-@dataclass(frozen=True)
-class Shared:
-    """run's and compare's shared flags, checked once."""
-
-    image: str
-    runner: str
-    command: str | None
-    report_format: str | None
-    timeout_s: int
-    max_output: int
-    resources: Resources
-
-
-def shared_args(ns: argparse.Namespace) -> Shared:
-    """The shared flags' checks, in one place: the command and its format go together and
-    exclude --runner, a bad command is refused before any run, numbers are in range."""
-    from verify_pr.sandbox.cli import MAX_OUTPUT_RANGE, check_image, parse_number
+def shared_args(ns: argparse.Namespace) -> SuiteSettings:
+    """The shared flags' checks (``verify_pr.options``, the action's too): the command and
+    its format go together and exclude --runner, a bad command is refused before any run,
+    numbers are in range."""
     from verify_pr.sandbox.resources import parse_resources
     from verify_pr.verify.suite import plan_custom
 
-    if (ns.command is None) != (ns.report_format is None):
-        raise InputRefused("--command and --report-format go together")
-    if ns.command is not None and ns.runner != AUTO:
-        raise InputRefused("--runner and --command exclude each other")
-    image = check_image(ns.image)
-    timeout_s = parse_number("--timeout", ns.timeout, DEFAULT_TIMEOUT_S, TIMEOUT_RANGE)
-    max_output = parse_number("--max-output", ns.max_output, 1 << 20, MAX_OUTPUT_RANGE)
-    resources = parse_resources(ns.cpus, ns.memory)
+    options.check_suite(ns.runner, ns.command, ns.report_format)
+    image = options.check_image(ns.image)
+    limits = Limits(
+        options.timeout(ns.timeout),
+        options.max_output(ns.max_output),
+        parse_resources(ns.cpus, ns.memory),
+    )
     if ns.command is not None:
         plan_custom(ns.command, ns.report_format)
-    return Shared(image, ns.runner, ns.command, ns.report_format, timeout_s, max_output, resources)
+    return SuiteSettings(image, ns.runner, ns.command, ns.report_format, limits)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -188,7 +177,10 @@ def _main(argv: list[str]) -> int:
     coverage = start_run(repo, ns.diff_base, plan.runner) if ns.diff_base is not None else None
     if coverage is not None:
         plan = coverage.plan(plan)
-    outcome = run_suite(repo, plan, flags.image, flags.timeout_s, flags.max_output, flags.resources)
+    limits = flags.limits
+    outcome = run_suite(
+        repo, plan, flags.image, limits.timeout_s, limits.max_output, limits.resources
+    )
     verdict = outcome.verdict
     if coverage is not None:
         verdict = verdict.model_copy(update={"patch_coverage": coverage.result(outcome)})
@@ -229,7 +221,6 @@ def read_event(path: str) -> tuple[str, str]:
 
 
 def _compare(ns: argparse.Namespace) -> int:
-    from verify_pr.sandbox.cli import parse_number
     from verify_pr.sandbox.guard import check_out
     from verify_pr.verify.compare_run import CompareRequest, run_compare
     from verify_pr.verify.summary_lists import listed, summary_markdown
@@ -243,34 +234,22 @@ def _compare(ns: argparse.Namespace) -> int:
         raise InputRefused(f"--git {ns.git!r} is not a directory")
     out_arg = ns.out or _own_out("verify-pr-compare-")
     out = check_out(out_arg, git_dir.resolve(), COMPARE_OUT)
-    flags = shared_args(ns)
+    # the compare's settings, read from the flags here once and passed down whole
+    settings = CompareSettings(
+        shared_args(ns), ns.strict_harness, options.flake_runs(ns.flake_runs)
+    )
     for side in COMPARE_SIDE_DIRS:
         if (out / side).is_symlink() or ((out / side).exists() and not (out / side).is_dir()):
             raise InputRefused(f"--out {side} is not a plain directory")
     base, head = commits(git_dir, ns.event, ns.base, ns.head)
     if base == head:
         raise InputRefused("--base and --head are the same commit: nothing to compare")
-    request = CompareRequest(
-        git_dir=git_dir,
-        base_sha=base,
-        head_sha=head,
-        image=flags.image,
-        runner=flags.runner,
-        timeout_s=flags.timeout_s,
-        max_output=flags.max_output,
-        strict_harness=ns.strict_harness,
-        command=flags.command,
-        report_format=flags.report_format,
-        flake_runs=parse_number(
-            "--flake-runs", ns.flake_runs, DEFAULT_FLAKE_RUNS, FLAKE_RUNS_RANGE
-        ),
-        resources=flags.resources,
-    )
+    request = CompareRequest(git_dir=git_dir, base_sha=base, head_sha=head)
     from verify_pr.sandbox.out_files import write_atomic
 
     (out / COMPARE_RESULT_FILE).unlink(missing_ok=True)
     (out / COMPARE_SUMMARY_FILE).unlink(missing_ok=True)
-    run = run_compare(request)
+    run = run_compare(request, settings)
     import shutil
 
     if (out / "base-own").is_dir() and not (out / "base-own").is_symlink():

@@ -23,7 +23,6 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
-from verify_pr.contract import AUTO, DEFAULT_FLAKE_RUNS, DEFAULT_TIMEOUT_S
 from verify_pr.errors import InputRefused
 from verify_pr.models.compare import CompareMethod, CompareResult
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
@@ -31,7 +30,6 @@ from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.runners.base import ExpectedFailures, with_args
 from verify_pr.runners.registry import runner_named
 from verify_pr.sandbox import cancel, tree_files
-from verify_pr.sandbox.resources import DEFAULT_RESOURCES, Resources
 from verify_pr.sandbox.run import SandboxRun
 from verify_pr.verify import (
     bun_markers,
@@ -50,6 +48,7 @@ from verify_pr.verify.harness import harness_files
 from verify_pr.verify.parallel import SandboxPool
 from verify_pr.verify.placed import late_tests, linked_to, placed_files
 from verify_pr.verify.removed import judge_removed
+from verify_pr.verify.settings import CompareSettings, SuiteSettings
 from verify_pr.verify.suite import SuiteOutcome, SuitePlan
 from verify_pr.verify.testpaths import TestPathRule, rule_for, split
 
@@ -58,18 +57,11 @@ _Pool = SandboxPool[tuple[Path, SuitePlan], SuiteOutcome]
 
 @dataclass(frozen=True)
 class CompareRequest:
+    """What to compare; how is the ``CompareSettings`` passed beside it."""
+
     git_dir: Path
     base_sha: str
     head_sha: str
-    image: str
-    runner: str = AUTO
-    timeout_s: int = DEFAULT_TIMEOUT_S
-    max_output: int = 1 << 20
-    strict_harness: bool = False
-    command: str | None = None  # own command with {report}, the same for every run
-    report_format: str | None = None
-    flake_runs: int = DEFAULT_FLAKE_RUNS  # each FAIL_TO_PASS test's re-runs per side
-    resources: Resources = DEFAULT_RESOURCES  # CPUs and memory of every sandbox
 
 
 @dataclass(frozen=True)
@@ -92,8 +84,9 @@ class _Trees:
     renames: tuple[tuple[str, str], ...] = ()
 
 
-def run_compare(request: CompareRequest) -> CompareRun:
-    """Export the trees, run each in its own sandbox, re-run the proof, compare."""
+def run_compare(request: CompareRequest, settings: CompareSettings) -> CompareRun:
+    """Export the trees, run each in its own sandbox, re-run the proof, compare: made as
+    ``settings`` say (read once from the flags, at the entry)."""
     from verify_pr.git.hardened import check_commit
 
     base_sha = check_commit(request.base_sha, "--base")
@@ -105,22 +98,30 @@ def run_compare(request: CompareRequest) -> CompareRun:
     try:
         trees = _export(request, base_sha, head_sha, work)
         if trees.refusal is not None:
-            return _refused(request, base_sha, head_sha, trees)
+            return _refused(settings, base_sha, head_sha, trees)
         # one pool for every sandbox of the compare: each run starts once its inputs are known
-        pool: _Pool = SandboxPool(lambda job: _run(request, *job), request.resources)
+        suite = settings.suite
+        pool: _Pool = SandboxPool(lambda job: _run(suite, *job), suite.limits.resources)
         with pool:
-            return _compare(request, base_sha, head_sha, trees, work, pool)
+            return _compare(request, settings, base_sha, head_sha, trees, work, pool)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
 def _compare(
-    request: CompareRequest, base_sha: str, head_sha: str, trees: _Trees, work: Path, pool: _Pool
+    request: CompareRequest,
+    settings: CompareSettings,
+    base_sha: str,
+    head_sha: str,
+    trees: _Trees,
+    work: Path,
+    pool: _Pool,
 ) -> CompareRun:
     from verify_pr.sandbox.guard import check_tree
     from verify_pr.verify.suite import tamper_signals
 
-    base_plan = _plan(request, trees.base)
+    suite, strict = settings.suite, settings.strict_harness
+    base_plan = _plan(suite, trees.base)
     rule = rule_for(trees.base, base_plan.runner, trees.changed)
     # shared: the PR's version on both sides (tests, and whatever is not known to be code)
     shared, code = split(trees.changed, rule)
@@ -128,7 +129,7 @@ def _compare(
     scan = harness_closure.scan(trees.base, trees.after, trees.changed, trees.renames, rule.is_test)
     harness = list(scan.paths)
     before_tree = _before_tree(trees, work, shared)
-    if request.strict_harness:
+    if strict:
         compare.overlay_harness(trees.base, trees.after, harness)
         if before_tree != trees.base:
             compare.overlay_harness(trees.base, before_tree, harness)
@@ -146,8 +147,8 @@ def _compare(
     )
     # the runner is base's; each run's import probe looks at the tree that run runs
     jobs = [
-        (before_tree, coverage.plan(_plan(request, before_tree, base_plan.runner))),
-        (trees.after, coverage.plan(_plan(request, trees.after, base_plan.runner))),
+        (before_tree, coverage.plan(_plan(suite, before_tree, base_plan.runner))),
+        (trees.after, coverage.plan(_plan(suite, trees.after, base_plan.runner))),
     ]
     # base's own run shows how the tests stood before the PR touched them: needed when it
     # edits or deletes a test path (or adds a conftest or data file beside them), or changes
@@ -156,7 +157,7 @@ def _compare(
     edited = [p for p in tests if _exists(trees.base, p) or not _is_module(rule, p)]
     # base's own run: a collection of the whole of base, then a run by id of what before and
     # head name (``base_own``); whole where the runner cannot list its tests
-    own = OwnRun(_plan(request, trees.base, base_plan.runner), trees.base, edited, trees.changed)
+    own = OwnRun(_plan(suite, trees.base, base_plan.runner), trees.base, edited, trees.changed)
     if edited or others:
         jobs.append(own.first_job())
     futures = pool.start(jobs)  # the whole runs share the cores when they outnumber them
@@ -172,7 +173,7 @@ def _compare(
         if not own.done():  # the re-runs beside base's own run
             known = (trees.base, before_tree, trees.after)
             early = early_proof.start(
-                base_plan, known, code, (before, head), request.flake_runs, coverage, pool.run_all
+                base_plan, known, code, (before, head), settings.flake_runs, coverage, pool.run_all
             )
         base_own = own.result()
     outcomes = [before, head, *([base_own] if base_own else [])]
@@ -185,7 +186,7 @@ def _compare(
         if before_tree == trees.base:
             before_tree = _copy(trees.base, work / "before")
         compare.overlay_paths(trees.after, before_tree, late.moved)
-        if request.strict_harness:
+        if strict:
             compare.overlay_harness(trees.base, before_tree, harness)
         before_tree = coverage.before_tree = sides.settle(before_tree, work)
         check_tree(before_tree)
@@ -193,7 +194,7 @@ def _compare(
         shared = sorted({*shared, *late.moved})
         tests = sorted({*tests, *late.moved})
         edited += [p for p in late.moved if _exists(trees.base, p)]
-        plan_again = coverage.plan(_plan(request, before_tree, base_plan.runner))
+        plan_again = coverage.plan(_plan(suite, before_tree, base_plan.runner))
         before = pool.run_all([(before_tree, plan_again)])[0]
         # a path moved to the test side: base's own run, by what the new before run names
         # (a whole one already run stands)
@@ -220,7 +221,7 @@ def _compare(
             trees.after,
             head,
             pairing.proofs,
-            request.flake_runs,
+            settings.flake_runs,
             coverage.run_all(pool.run_all),  # the tracer on both sides' re-runs
         )
     # a test of base gone on head runs from base's file over head's code (the fourth run)
@@ -241,10 +242,10 @@ def _compare(
         markers=tuple(added_markers(trees.base, trees.after, tests)),
         flaky=confirmation.flaky,
         unconfirmed=confirmation.unconfirmed,
-        reruns=request.flake_runs if confirmation.checked else 0,
+        reruns=settings.flake_runs if confirmation.checked else 0,
         rerun_ids=confirmation.rerun,
         rerun_whole=confirmation.whole,
-        harness_notes=tuple(scan.reasons(request.strict_harness)),
+        harness_notes=tuple(scan.reasons(strict)),
         mixed=tuple(mixed),
         # the startup modules the head run read from the image, checked against base's tree
         base_tamper=tuple(tamper_signals(trees.base, base_plan, head.run.output)),
@@ -263,7 +264,7 @@ def _compare(
         before,
         head,
         harness,
-        request.strict_harness,
+        strict,
         evidence=evidence,
         context=_with_split(trees.context, rule, shared, code),
         pairing=pairing,
@@ -355,13 +356,13 @@ def _with_split(
     )
 
 
-def _plan(request: CompareRequest, base_tree: Path, runner: str | None = None) -> SuitePlan:
+def _plan(suite: SuiteSettings, base_tree: Path, runner: str | None = None) -> SuitePlan:
     """The runner is detected on base: the PR cannot choose what judges it."""
     from verify_pr.verify.suite import plan_custom, plan_detected
 
-    if request.command is not None:
-        return plan_custom(request.command, request.report_format or "")
-    plan = plan_detected(base_tree, runner or request.runner)
+    if suite.command is not None:
+        return plan_custom(suite.command, suite.report_format or "")
+    plan = plan_detected(base_tree, runner or suite.runner)
     detected = runner_named(plan.runner)
     if detected is not None and not detected.compares:
         # issue 38: the runner's selection, harness and re-runs are not wired yet
@@ -383,12 +384,11 @@ def _is_module(rule: TestPathRule, path: str) -> bool:
     return name != "conftest.py" and not name.endswith(".snap") and rule.is_test(name)
 
 
-def _run(request: CompareRequest, tree: Path, plan: SuitePlan) -> SuiteOutcome:
+def _run(suite: SuiteSettings, tree: Path, plan: SuitePlan) -> SuiteOutcome:
     from verify_pr.verify.suite import run_suite
 
-    return run_suite(
-        tree, plan, request.image, request.timeout_s, request.max_output, request.resources
-    )
+    limits = suite.limits
+    return run_suite(tree, plan, suite.image, limits.timeout_s, limits.max_output, limits.resources)
 
 
 _exists = tree_files.exists  # anything at the path, a link too, never followed
@@ -399,7 +399,7 @@ def _copy(src: Path, dest: Path) -> Path:
     return dest
 
 
-def _refused(request: CompareRequest, base_sha: str, head_sha: str, trees: _Trees) -> CompareRun:
+def _refused(settings: CompareSettings, base_sha: str, head_sha: str, trees: _Trees) -> CompareRun:
     """Nothing ran: both sides are placeholders that say so."""
     why = trees.refusal or "nothing ran"
     sandbox = SandboxResult(
@@ -407,8 +407,8 @@ def _refused(request: CompareRequest, base_sha: str, head_sha: str, trees: _Tree
         exit_code=None,
         output_truncated=False,
         detail=f"not run: {why}"[:4096],
-        image=request.image[:256],
-        timeout_s=request.timeout_s,
+        image=settings.suite.image[:256],
+        timeout_s=settings.suite.limits.timeout_s,
         report=ReportStatus.NOT_REQUESTED,
     )
     verdict = VerdictFile(
@@ -429,7 +429,7 @@ def _refused(request: CompareRequest, base_sha: str, head_sha: str, trees: _Tree
         outcome,
         outcome,
         harness_files(trees.changed),
-        request.strict_harness,
+        settings.strict_harness,
         evidence=compare.Evidence(refusal=why),
         context=trees.context,
         pairing=pairing,

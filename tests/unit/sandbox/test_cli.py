@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.sandbox_helpers import make_repo
+from verify_pr import options
 from verify_pr.contract import TIMEOUT_RANGE
 from verify_pr.errors import InputRefused
 from verify_pr.exit_codes import SandboxExit
@@ -76,7 +77,7 @@ def test_repeated_flag_is_refused(
     ("text", "expected"), [("1", 1), ("010", 10), ("0600", 600), ("3600", 3600)]
 )
 def test_numbers_are_base_10(text: str, expected: int) -> None:
-    assert cli.parse_number("--timeout", text, 600, TIMEOUT_RANGE) == expected
+    assert options.parse_number("--timeout", text, 600, TIMEOUT_RANGE) == expected
 
 
 @pytest.mark.parametrize(
@@ -84,13 +85,13 @@ def test_numbers_are_base_10(text: str, expected: int) -> None:
 )
 def test_bad_numbers_are_refused(text: str) -> None:
     with pytest.raises(InputRefused):
-        cli.parse_number("--timeout", text, 600, TIMEOUT_RANGE)
+        options.parse_number("--timeout", text, 600, TIMEOUT_RANGE)
 
 
 def test_max_output_bounds() -> None:
-    assert cli.parse_number("--max-output", "1048576", 1, cli.MAX_OUTPUT_RANGE) == 1048576
+    assert options.parse_number("--max-output", "1048576", 1, options.MAX_OUTPUT_RANGE) == 1048576
     with pytest.raises(InputRefused):
-        cli.parse_number("--max-output", "1048577", 1, cli.MAX_OUTPUT_RANGE)
+        options.parse_number("--max-output", "1048577", 1, options.MAX_OUTPUT_RANGE)
 
 
 @pytest.mark.parametrize(
@@ -98,14 +99,14 @@ def test_max_output_bounds() -> None:
 )
 def test_bad_images_are_refused(image: str) -> None:
     with pytest.raises(InputRefused):
-        cli.check_image(image)
+        options.check_image(image)
 
 
 @pytest.mark.parametrize(
     "image", ["busybox", "verify-pr-minimal:local", "reg.example/a/b:1.2", "a@sha256:" + "0" * 64]
 )
 def test_good_images(image: str) -> None:
-    assert cli.check_image(image) == image
+    assert options.check_image(image) == image
 
 
 def test_overlong_value_is_refused(

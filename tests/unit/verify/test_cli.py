@@ -45,8 +45,8 @@ def refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
 @pytest.mark.parametrize(
     ("extra", "why"),
     [
-        (["--runner", "nose"], "invalid choice"),
-        (["--report-format", "tap", "--command", "x {report}"], "invalid choice"),
+        (["--runner", "nose"], "--runner must be 'auto'"),
+        (["--report-format", "tap", "--command", "x {report}"], "--report-format must be"),
         (["--command", "pytest --junitxml={report}"], "go together"),
         (["--report-format", "junit"], "go together"),
         (

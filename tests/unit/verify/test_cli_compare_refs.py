@@ -12,6 +12,7 @@ import pytest
 
 from tests.git_helpers import commit, git, init_repo
 from verify_pr.verify import cli, compare_run
+from verify_pr.verify.settings import CompareSettings
 
 
 class Started(Exception):
@@ -22,7 +23,7 @@ class Started(Exception):
 def seen(monkeypatch: pytest.MonkeyPatch) -> list[compare_run.CompareRequest]:
     requests: list[compare_run.CompareRequest] = []
 
-    def stop(request: compare_run.CompareRequest) -> None:
+    def stop(request: compare_run.CompareRequest, _settings: CompareSettings) -> None:
         requests.append(request)
         raise Started
 

@@ -119,7 +119,7 @@ def compare_argv(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
     def outcome(verdict: VerdictFile) -> suite.SuiteOutcome:
         return suite.SuiteOutcome(verdict, SandboxRun(verdict.sandbox, b"", None))
 
-    def fake(_request: compare_run.CompareRequest) -> compare_run.CompareRun:
+    def fake(_request: compare_run.CompareRequest, _settings: object) -> compare_run.CompareRun:
         return compare_run.CompareRun(
             result, outcome(result.before), outcome(result.head), findings=lists(result)
         )

@@ -263,11 +263,12 @@ def test_pool_keeps_job_order_and_reads_this_machine() -> None:
 
 def test_compare_cli_takes_cpus_and_memory(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     from verify_pr.verify import cli, compare_run
+    from verify_pr.verify.settings import CompareSettings
 
-    seen: list[compare_run.CompareRequest] = []
+    seen: list[CompareSettings] = []
 
-    def stop(request: compare_run.CompareRequest) -> None:
-        seen.append(request)
+    def stop(_request: compare_run.CompareRequest, settings: CompareSettings) -> None:
+        seen.append(settings)
         raise SystemExit(0)
 
     monkeypatch.setattr(compare_run, "run_compare", stop)
@@ -277,7 +278,8 @@ def test_compare_cli_takes_cpus_and_memory(monkeypatch: pytest.MonkeyPatch, tmp_
     argv += ["--image", "img:1", "--cpus", "2", "--memory", "2g", "--out", str(tmp_path / "o")]
     with pytest.raises(SystemExit):
         cli._main(argv)
-    assert seen[0].resources.cpus == 2 and seen[0].resources.memory_mib == 2048
+    resources = seen[0].suite.limits.resources
+    assert resources.cpus == 2 and resources.memory_mib == 2048
     assert cli.main([*argv[:-2], "--cpus", "100"]) == cli.EXIT_USAGE
 
 
