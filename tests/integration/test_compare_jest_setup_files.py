@@ -5,7 +5,10 @@ PROVEN ("1 FAIL_TO_PASS test(s) could not be re-run by id", no coverage data). O
 fixtures do not show it: a setup file the PR does not touch, named in package.json or
 jest.config.js, as setupFiles or setupFilesAfterEnv, plain or loading a product module of its
 own that extends expect, leaves the fix VERIFIED (re-run by id and traced like the same
-project without one). A setup file that loads the changed module itself makes that module
+project without one). The report's own fixture (``"./setup.js"``, a second test reading a
+helper) is VERIFIED on main too; its last recorded run had every run time out under the
+helpers' 60 s ``--timeout`` on a loaded machine, and a re-run that times out leaves its test
+"could not be re-run by id" with no coverage data: load, not the setup file. A setup file that loads the changed module itself makes that module
 harness (harness_closure): NOT PROVEN by design, not tested here.
 
 The attack twin changes only the setup file, which patches ``add`` so the test passes on
