@@ -19,16 +19,9 @@ from typing import Any
 import pytest
 
 from tests.conftest import require_docker
-from tests.git_helpers import checkout, commit, git, init_repo
-from tests.integration.helpers import (
-    _NODE_DIRECT,
-    MANIFEST,
-    compare,
-    fetch,
-    fetch_npm,
-    locked_run,
-    unpack,
-)
+from tests.git_helpers import checkout, commit, git
+from tests.integration.helpers import _NODE_DIRECT, MANIFEST, compare, locked_run
+from tests.integration.history_helpers import releases, two_commits
 from verify_pr.models.compare import MAX_PROOFS, Transition
 from verify_pr.models.report import TestCase
 from verify_pr.models.verdict import VerdictFile
@@ -41,27 +34,6 @@ NODE_IMAGE = "verify-pr-node:local"
 IMAGES = {"pytest": PYTHON_IMAGE, "jest": NODE_IMAGE, "vitest": NODE_IMAGE}
 # -rA's summary: "WORD node id" or "WORD node id - message" (a parametrized id may hold spaces)
 _RESULT_LINE = re.compile(r"^(PASSED|FAILED|ERROR) (.+?)(?: - .*)?$", re.MULTILINE)
-
-
-def replace_tree(repo: Path, tree: Path) -> None:
-    """The work tree becomes a copy of ``tree`` (.git kept)."""
-    for child in repo.iterdir():
-        if child.name != ".git":
-            shutil.rmtree(child) if child.is_dir() else child.unlink()
-    shutil.copytree(tree, repo, dirs_exist_ok=True)
-
-
-def two_commits(tmp_path: Path, base: Path, head: Path) -> tuple[Path, str, str]:
-    repo = init_repo(tmp_path / "repo")
-    replace_tree(repo, base)
-    base_sha = commit(repo, {}, "base release")
-    replace_tree(repo, head)
-    # npm tarballs stamp every file with one fixed mtime, so a same-size edit (tanstack's
-    # reordered imports) on a reused inode looks unchanged to git's stat check, and the
-    # head commit lost it now and then: forget the index, so every file is hashed again
-    git(repo, "rm", "-r", "--cached", "--quiet", ".")
-    head_sha = commit(repo, {}, "head release")
-    return repo, base_sha, head_sha
 
 
 def direct_pytest(tree: Path, src_layout: bool = False) -> dict[str, str]:
@@ -127,13 +99,6 @@ def direct_transitions(
     return fixed, sorted(set(own) - set(after))
 
 
-def _releases(entry: dict[str, Any], tmp_path: Path) -> tuple[Path, Path]:
-    get = fetch if entry["runner"] == "pytest" else fetch_npm
-    base = unpack(get(entry["base"]), tmp_path / "base-src")
-    head = unpack(get(entry["head"]), tmp_path / "head-src")
-    return base, head
-
-
 @pytest.mark.parametrize("entry", MANIFEST["history"], ids=lambda e: e["id"])
 def test_release_pair_matches_the_runner_run_directly(
     entry: dict[str, Any], tmp_path: Path
@@ -141,7 +106,7 @@ def test_release_pair_matches_the_runner_run_directly(
     runner = entry["runner"]
     image = IMAGES[runner]
     require_docker(image)
-    base, head = _releases(entry, tmp_path)
+    base, head = releases(entry, tmp_path)
     fixed, removed = direct_transitions(entry, base, head, tmp_path)
     assert (fixed, removed) == (entry["fail_to_pass"], entry["removed"])
     repo, base_sha, head_sha = two_commits(tmp_path, base, head)
@@ -197,7 +162,7 @@ def _case(side: VerdictFile, test_id: str) -> TestCase:
 def test_real_fix_whose_base_moved_on_is_verified(tmp_path: Path) -> None:
     require_docker(PYTHON_IMAGE)
     (entry,) = [e for e in MANIFEST["history"] if e["id"] == "parse-1.20.2"]
-    base, head = _releases(entry, tmp_path)
+    base, head = releases(entry, tmp_path)
     repo, fork, pr = two_commits(tmp_path, base, head)
     # the base branch moves on after the PR branched: a new test and a new module
     checkout(repo, fork)
