@@ -24,9 +24,10 @@ from verify_pr.models.report import (
     is_load_failure,
 )
 from verify_pr.models.sandbox import ReportStatus, RunStatus
-from verify_pr.models.transitions import classify, count
+from verify_pr.models.transitions import count
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.publish.coverage_checks import coverage_problems
+from verify_pr.publish.listing_intake import Whole, file_of, transition_problems
 from verify_pr.publish.proof_checks import changed_code_gaps
 from verify_pr.publish.removed_checks import claim_problems, gone_ids, unexcused
 
@@ -108,8 +109,10 @@ def _side_distrust(verdict: VerdictFile, side: str) -> list[str]:
     return problems
 
 
-def compare_problems(result: CompareResult, head_sha: str) -> list[str]:
-    """Where a comparison contradicts itself, either of its runs, or the trusted event."""
+def compare_problems(result: CompareResult, head_sha: str, whole: Whole | None = None) -> list[str]:
+    """Where a comparison contradicts itself, either of its runs, or the trusted event.
+    ``whole``: each run's every result, from the artifact's listings (``listing_intake``)."""
+    runs = whole or Whole.of(result)
     if result.head_sha != head_sha:
         return ["the comparison's head commit is not the verify run's head commit"]
     problems: list[str] = []
@@ -122,21 +125,17 @@ def compare_problems(result: CompareResult, head_sha: str) -> list[str]:
     if result.before.patch_coverage is not None or result.head.patch_coverage is not None:
         problems.append("a compared run carries patch coverage (the comparison holds it)")
     problems += coverage_problems(result.patch_coverage, "the comparison", with_proof=True)
-    expected = classify(worst_by_id(result.before.testcases), worst_by_id(result.head.testcases))
-    if tuple(expected) != result.transitions:
-        problems.append("the transitions do not follow from the embedded base and head runs")
-    elif count(result.transitions) != result.counts:
-        problems.append("the counts do not match the transitions")
+    problems += transition_problems(result, runs)
     if result.verdict is CompareVerdict.VERIFIED:
-        problems += [f"the comparison claims VERIFIED although {p}" for p in _verified_gaps(result)]
+        gaps = _verified_gaps(result, runs)
+        problems += [f"the comparison claims VERIFIED although {p}" for p in gaps]
     elif result.verdict is CompareVerdict.NOTHING_TO_PROVE:
-        problems += [
-            f"the comparison claims NOTHING_TO_PROVE although {p}" for p in _nothing_gaps(result)
-        ]
+        gaps = _nothing_gaps(result, runs)
+        problems += [f"the comparison claims NOTHING_TO_PROVE although {p}" for p in gaps]
     return problems
 
 
-def _verified_gaps(result: CompareResult) -> list[str]:
+def _verified_gaps(result: CompareResult, runs: Whole) -> list[str]:
     """What is missing for VERIFIED, from the comparison's own data."""
     gaps = [
         count(result.transitions).fail_to_pass == 0 and "no test fails on base and passes on head",
@@ -145,7 +144,7 @@ def _verified_gaps(result: CompareResult) -> list[str]:
         and "harness files changed without strict harness",
     ]
     gaps += changed_code_gaps(result)
-    return [g for g in gaps if g] + _unloaded_gaps(result) + _clean_gaps(result)
+    return [g for g in gaps if g] + _unloaded_gaps(result) + _clean_gaps(result, runs)
 
 
 def _unloaded_gaps(result: CompareResult) -> list[str]:
@@ -193,11 +192,11 @@ def _files(files: Iterable[str]) -> str:
     )
 
 
-def _nothing_gaps(result: CompareResult) -> list[str]:
+def _nothing_gaps(result: CompareResult, runs: Whole) -> list[str]:
     """What is missing for NOTHING_TO_PROVE (as ``verify.nothing.gaps``): a clean comparison
     with no FAIL_TO_PASS, a suite that passes on both sides, every test that passed on base
     passing on head, and no test or harness file of base changed."""
-    before, head = worst_by_id(result.before.testcases), worst_by_id(result.head.testcases)
+    before, head = runs.before, runs.head
     broke = [i for i, s in before.items() if s is TestStatus.PASSED and head.get(i) is not s]
     gaps = [
         count(result.transitions).fail_to_pass > 0 and "a test fails on base and passes on head",
@@ -211,14 +210,14 @@ def _nothing_gaps(result: CompareResult) -> list[str]:
         bool(result.expected_failure_markers) and "the PR adds expected-failure markers",
         bool(result.conflicts) and "head does not merge cleanly",
     ]
-    return [g for g in gaps if g] + _clean_gaps(result)
+    return [g for g in gaps if g] + _clean_gaps(result, runs)
 
 
-def _clean_gaps(result: CompareResult) -> list[str]:
+def _clean_gaps(result: CompareResult, runs: Whole) -> list[str]:
     """What neither VERIFIED nor NOTHING_TO_PROVE may have: a regressed, removed, newly
     skipped or newly expected-to-fail test, or a run that cannot be evidence."""
     c = count(result.transitions)
-    removed = unexcused(result, gone_ids(result)[0])
+    removed = unexcused(result, gone_ids(result, runs)[0], runs)
     skipped_on_head = [
         t
         for t in result.transitions
@@ -240,23 +239,22 @@ def _clean_gaps(result: CompareResult) -> list[str]:
         bool(newly_expected)
         and f"{len(newly_expected)} test(s) of base are expected to fail on head",
     ]
-    found = [g for g in gaps if g] + _own_gaps(result) + claim_problems(result)
+    found = [g for g in gaps if g] + _own_gaps(result, runs) + claim_problems(result, runs)
     found += _side_distrust(result.before, "base") + _side_distrust(result.head, "head")
     return found
 
 
-def _own_gaps(result: CompareResult) -> list[str]:
+def _own_gaps(result: CompareResult, runs: Whole) -> list[str]:
     """What base's own run shows against the PR (as ``verify.pairing.findings``), and its
     absence where the paths the PR changes on both sides needed it."""
     needed = result.edited_test_paths or result.other_paths
     if result.base_own is None:
         missing = "base's own run is missing, yet the PR changes paths of both sides"
         return [missing] if needed else []
-    own = worst_by_id(result.base_own.testcases)
-    before, head = worst_by_id(result.before.testcases), worst_by_id(result.head.testcases)
+    own, before, head = runs.base_own, runs.before, runs.head
     broke = [i for i, s in own.items() if s is TestStatus.PASSED and head.get(i) in FAILING]
-    gone = unexcused(result, [i for i in own if i not in before and i not in head])
-    skipped = not_run_required(result)
+    gone = unexcused(result, [i for i in own if i not in before and i not in head], runs)
+    skipped = not_run_required(result, runs)
     gaps = [
         bool(broke) and f"{len(broke)} test(s) that pass in base's own run fail on head",
         bool(gone) and f"{len(gone)} test(s) of base's own run are gone on both sides",
@@ -267,26 +265,28 @@ def _own_gaps(result: CompareResult) -> list[str]:
     return [g for g in gaps if g]
 
 
-def not_run_required(result: CompareResult) -> list[str]:
+def not_run_required(result: CompareResult, whole: Whole | None = None) -> list[str]:
     """The tests base's own run lists as not run (collected, not run by id) that the rule of
     ``verify.base_own`` runs: those that did not pass on before or on head, those of the test
-    files the PR edits or deletes, and those below a conftest it changes."""
+    files the PR edits or deletes, and those below a conftest it changes. A test the run's
+    testcases do not list (a listing's) is in the file its id names; one whose id names no
+    file is required whenever the PR edits a test path."""
     if result.base_own is None:
         return []
-    own = worst_by_id(result.base_own.testcases)
-    not_run = {i for i, s in own.items() if s is TestStatus.NOT_RUN}
+    runs = whole or Whole.of(result)
+    not_run = {i for i, s in runs.base_own.items() if s is TestStatus.NOT_RUN}
     if not not_run:
         return []
     edited = set(result.edited_test_paths)
     scopes = [p.rpartition("/")[0] for p in edited if p.rpartition("/")[2] == "conftest.py"]
-    required = {
-        c.id
-        for c in result.base_own.testcases
-        if c.file in edited
-        or (c.file is not None and any(not f or c.file.startswith(f"{f}/") for f in scopes))
-    }
-    for side in (result.before, result.head):
-        required |= {
-            i for i, s in worst_by_id(side.testcases).items() if s is not TestStatus.PASSED
-        }
+    files = {c.id: c.file for c in result.base_own.testcases}
+    required = set()
+    for i in not_run:
+        file = file_of(i, files)
+        unknown = file is None and i not in files
+        below = file is not None and any(not f or file.startswith(f"{f}/") for f in scopes)
+        if file in edited or below or (unknown and bool(edited)):
+            required.add(i)
+    for side in (runs.before, runs.head):
+        required |= {i for i, s in side.items() if s is not TestStatus.PASSED}
     return sorted(not_run & required)

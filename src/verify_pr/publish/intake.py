@@ -10,7 +10,9 @@ anything), so every step refuses rather than guesses, and every refusal is a val
   ``VerdictFile`` whose ``sandbox`` equals ``result.json``);
 - a compare artifact (``models.compare.COMPARE_ARTIFACT_FILES``, flat names, never mixed with a
   run artifact's) is ``verify-pr-result.json`` (a ``CompareResult``) embedding exactly the runs
-  of ``base-``/``head-verdict.json``, each equal to its ``-result.json``;
+  of ``base-``/``head-verdict.json``, each equal to its ``-result.json``, with the compact
+  listing of every result of a run wider than its verdict file (``listing_intake``: read
+  first, under its bounds, and held against the run);
 - every JSON file is loaded by ``bounded_json.load_model`` (memory bounded before pydantic);
 - then ``consistency`` re-derives what the data implies, and any disagreement is refused.
 """
@@ -38,6 +40,7 @@ from verify_pr.models.compare import (
     CompareResult,
     side_file,
 )
+from verify_pr.models.listing import ListingRefused
 from verify_pr.models.sandbox import SandboxResult
 from verify_pr.models.verdict import VerdictFile
 from verify_pr.publish.artifact import DEFAULT_LIMITS, read_artifact
@@ -45,6 +48,7 @@ from verify_pr.publish.bounded_json import JsonRefused, load_model
 from verify_pr.publish.consistency import compare_problems, run_problems
 from verify_pr.publish.event import WorkflowRunEvent
 from verify_pr.publish.github_api import GitHubClient
+from verify_pr.publish.listing_intake import decode_listings, whole
 
 ARTIFACT_FILES = RUN_OUT_FILES
 REQUIRED_FILES = frozenset({RESULT_FILE, VERDICT_FILE})
@@ -103,7 +107,12 @@ def validate_files(files: Mapping[str, bytes]) -> Intake:
 
 
 def validate_compare_files(files: Mapping[str, bytes], head_sha: str) -> Intake:
-    """The strict models over a compare artifact, cross-checked file against file."""
+    """The strict models over a compare artifact, cross-checked file against file. Its
+    listings (``listing_intake``) are read first, under their bounds."""
+    try:
+        listings = decode_listings(files)
+    except ListingRefused as exc:
+        return Intake(refused=str(exc))
     try:
         result = _load(CompareResult, files, COMPARE_RESULT_FILE)
         sides = {
@@ -123,7 +132,11 @@ def validate_compare_files(files: Mapping[str, bytes], head_sha: str) -> Intake:
             return Intake(
                 refused=f"{COMPARE_RESULT_FILE} embeds another {side} run than {side}-verdict.json"
             )
-    problems = compare_problems(result, head_sha)
+    try:
+        runs = whole(result, listings)
+    except ListingRefused as exc:
+        return _contradiction([str(exc)], result.verdict.value)
+    problems = compare_problems(result, head_sha, runs)
     if problems:
         return _contradiction(problems, result.verdict.value)
     output = files.get(side_file("head", OUTPUT_FILE), b"").decode("utf-8", "replace")
