@@ -20,7 +20,7 @@ from tests.action.helpers import HEAD_SHA, verdict_file
 from verify_pr.contract import COMPARE_RESULT_FILE
 from verify_pr.models.compare import CompareResult, CompareVerdict, side_file
 from verify_pr.models.listing import HEADER, LISTING_FILES, encode
-from verify_pr.models.report import TestCase, TestStatus
+from verify_pr.models.report import TestCase, TestStatus, Totals
 from verify_pr.models.transitions import classify_plain, models, tally
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.publish import listing_intake
@@ -50,7 +50,10 @@ def _run(statuses: Mapping[str, TestStatus]) -> VerdictFile:
     rest = [i for i, s in statuses.items() if s is not F]
     listed = (bad + rest)[:CAP]
     cases = tuple(_case(i, statuses[i]) for i in listed)
-    return verdict_file(Verdict.FAIL if bad else Verdict.PASS, cases)
+    run = verdict_file(Verdict.FAIL if bad else Verdict.PASS, cases)
+    # its totals count the whole report, as the verifier's do
+    every = Totals.count(_case(i, s) for i, s in statuses.items())
+    return run.model_copy(update={"totals": every})
 
 
 BEFORE = {FIX: F, **{_id(i): P for i in range(N)}}
@@ -163,8 +166,11 @@ def test_a_listing_that_adds_a_passing_test_changes_nothing_or_is_refused(
     files = _files(*runs, {"base": BEFORE, "head": HEAD})
     files[LISTING_FILES["head"]] = encode(added)
     assert "transitions do not follow from the listings" in _intake(files).refused
-    # re-derived: one more ADDED pass, the same verdict
+    # re-derived, but the run's totals do not count it
     intake = _intake(_files(*runs, {"base": BEFORE, "head": added}))
+    assert "totals count fewer tests than its listing" in intake.refused
+    # forged throughout: one more ADDED pass, the same verdict
+    intake = _intake(_files(runs[0], _run(added), {"base": BEFORE, "head": added}))
     assert intake.refused == "" and intake.compare is not None
     assert intake.compare.verdict is CompareVerdict.VERIFIED
     # a run that lists all its testcases (under the cap) takes no id its testcases lack
@@ -185,6 +191,18 @@ def test_a_skip_beyond_the_listed_testcases_stands_against_verified(
     files = _files(*runs, {"base": BEFORE, "head": HEAD})
     files[LISTING_FILES["head"]] = encode(skipped)
     assert "transitions do not follow from the listings" in _intake(files).refused
+
+
+def test_a_wide_run_s_totals_count_at_least_its_listing(
+    runs: tuple[VerdictFile, VerdictFile],
+) -> None:
+    before, head = runs
+    assert head.totals is not None
+    files = _files(before, head, {"base": BEFORE, "head": HEAD})
+    assert _intake(files).refused == ""  # control
+    short = head.model_copy(update={"totals": Totals.count(head.testcases)})
+    files = _files(before, short, {"base": BEFORE, "head": HEAD})
+    assert "the head run's totals count fewer tests than its listing" in _intake(files).refused
 
 
 def test_a_listing_is_read_first_under_its_bounds(runs: tuple[VerdictFile, VerdictFile]) -> None:

@@ -10,7 +10,7 @@ evidence (NOT PROVEN where the data cannot tell) is left alone.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from verify_pr.models.compare import MAX_LISTED_PATHS, CompareResult, CompareVerdict, Transition
 from verify_pr.models.loadfail import load_failed_files, names_path
@@ -27,7 +27,7 @@ from verify_pr.models.sandbox import ReportStatus, RunStatus
 from verify_pr.models.transitions import count
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.publish.coverage_checks import coverage_problems
-from verify_pr.publish.listing_intake import Whole, file_of, transition_problems
+from verify_pr.publish.listing_intake import Whole, file_of, totals_problems, transition_problems
 from verify_pr.publish.proof_checks import changed_code_gaps
 from verify_pr.publish.removed_checks import claim_problems, gone_ids, unexcused
 
@@ -42,12 +42,17 @@ def worst_by_id(cases: Iterable[TestCase]) -> dict[str, TestStatus]:
     return worst
 
 
-def run_problems(verdict: VerdictFile, side: str = "the run") -> list[str]:
-    """Where a run's verdict disagrees with its own sandbox result, totals and testcases."""
+def run_problems(
+    verdict: VerdictFile, side: str = "the run", listing: Mapping[str, TestStatus] | None = None
+) -> list[str]:
+    """Where a run's verdict disagrees with its own sandbox result, totals and testcases (or,
+    for a run wider than its verdict file, its ``listing``: ``listing_intake.totals_problems``)."""
     problems = coverage_problems(verdict.patch_coverage, side, with_proof=False)
     result = verdict.sandbox
     claimed = verdict.verdict.value
-    if verdict.totals is not None and verdict.totals != Totals.count(verdict.testcases):
+    if listing is not None:
+        problems += totals_problems(verdict, listing, side)
+    elif verdict.totals is not None and verdict.totals != Totals.count(verdict.testcases):
         problems.append(f"{side}'s totals do not match its testcases")
     if verdict.totals is None and verdict.testcases:
         problems.append(f"{side} lists testcases but no totals")
@@ -118,8 +123,9 @@ def compare_problems(result: CompareResult, head_sha: str, whole: Whole | None =
     problems: list[str] = []
     if result.base_sha == result.head_sha:
         problems.append("the comparison's base and head are the same commit")
-    problems += run_problems(result.before, "the base run")
-    problems += run_problems(result.head, "the head run")
+    listed = (runs.before, runs.head) if runs.wide else (None, None)
+    problems += run_problems(result.before, "the base run", listed[0])
+    problems += run_problems(result.head, "the head run", listed[1])
     if result.removed_run is not None:
         problems += run_problems(result.removed_run, "the removed tests' run")
     if result.before.patch_coverage is not None or result.head.patch_coverage is not None:

@@ -20,6 +20,7 @@ every id; ``transition_problems`` re-derives both from the listings.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -137,3 +138,21 @@ def file_of(test_id: str, cases: Mapping[str, str | None]) -> str | None:
         return cases[test_id]
     file, sep, _ = test_id.partition("::")
     return file if sep and file else None
+
+
+def totals_problems(
+    verdict: VerdictFile, listing: Mapping[str, TestStatus], side: str
+) -> list[str]:
+    """A wide run's totals count its whole report (a duplicate id counted each time) where its
+    verdict file lists only some testcases: each status counts at least the listing's ids of
+    that status (their worst), and the total at least the testcases listed."""
+    if verdict.totals is None:
+        return []
+    totals = verdict.totals.model_dump()
+    ids = Counter(
+        s.value.replace("-", "_") for s in listing.values() if s is not TestStatus.NOT_RUN
+    )
+    short = [k for k, n in ids.items() if totals.get(k, 0) < n]
+    if short or verdict.totals.total < sum(ids.values()):
+        return [f"{side}'s totals count fewer tests than its listing"]
+    return []
