@@ -27,7 +27,7 @@ from verify_pr.publish import listing_intake
 from verify_pr.publish.intake import Intake, validate_compare_files
 from verify_pr.publish.listing_intake import DROPPED
 
-P, F, S = TestStatus.PASSED, TestStatus.FAILED, TestStatus.SKIPPED
+P, F, S, N_R = TestStatus.PASSED, TestStatus.FAILED, TestStatus.SKIPPED, TestStatus.NOT_RUN
 CAP = 40
 N = CAP + 20  # each run has more results than its verdict file lists
 FIX = "tests/test_big.py::tests.test_big::test_fix"
@@ -75,6 +75,8 @@ def _files(
     head: VerdictFile,
     listings: Mapping[str, Mapping[str, TestStatus] | None],
     verdict: CompareVerdict = CompareVerdict.VERIFIED,
+    base_own: VerdictFile | None = None,
+    edited: tuple[str, ...] = (),
 ) -> dict[str, bytes]:
     """A compare artifact whose result is re-derived from ``listings`` (as an attacker who
     forges consistently would write it)."""
@@ -92,6 +94,9 @@ def _files(
         head=head,
         code_paths=("x.py",),
         proofs=(PROOF.model_copy(update={"id": FIX}),),
+        base_own=base_own,
+        edited_test_paths=edited,
+        test_paths=edited,
     )
     files = {COMPARE_RESULT_FILE: result.model_dump_json().encode()}
     for side, v in (("base", before), ("head", head)):
@@ -214,3 +219,18 @@ def test_a_listing_is_read_first_under_its_bounds(runs: tuple[VerdictFile, Verdi
     files[COMPARE_RESULT_FILE] = b"{not json"  # never reached
     assert "head-listing.bin is refused" in _intake(files).refused
     assert "decompressed" in _intake(files).refused
+
+
+def test_a_test_base_s_own_run_left_unrun_beyond_its_testcases_is_found(
+    runs: tuple[VerdictFile, VerdictFile],
+) -> None:
+    """Base's own run by id lists most of base as collected, not run; the rule runs every
+    test of a file the PR edits. One such test that only the listing shows as not run is
+    found by the file its id names."""
+    own = {FIX: P, **{_id(i): P for i in range(CAP)}, **{_id(i): N_R for i in range(CAP, N)}}
+    listings = {"base": BEFORE, "head": HEAD, "base_own": own}
+    files = _files(*runs, listings, base_own=_run(own), edited=("tests/test_big.py",))
+    assert f"base's own run did not run {N - CAP} test(s)" in _intake(files).refused
+    # control: the PR edits another file, whose tests all ran
+    files = _files(*runs, listings, base_own=_run(own), edited=("tests/test_other.py",))
+    assert _intake(files).refused == ""
