@@ -5,7 +5,7 @@ listing at real scale, side by side in one run (issue 36).
 
 Rows, each measured in this process (time: the median of --repeat passes without tracing;
 peak: tracemalloc's peak over one more pass, Python allocations only):
-- intake, 9,999 per side: ``publish.intake.validate_compare_files`` over the artifact of a
+- intake, 9,999 per side: ``publish.intake.validate_artifact`` over the artifact of a
   VERIFIED comparison whose runs each list 9,999 testcases (the most a result file carried
   whole before the listing: a run at ``VERDICT_MAX_TESTCASES`` now comes with its listing)
   and every transition, as the publish job reads it: every file's model, the cross-checks and
@@ -40,8 +40,8 @@ from verify_pr.models.report import TestCase, TestStatus, Totals
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.transitions import classify_plain, models, tally
 from verify_pr.models.verdict import VERDICT_MAX_TESTCASES, Verdict, VerdictFile
-from verify_pr.publish.intake import validate_compare_files
-from verify_pr.publish.listing_intake import DROPPED
+from verify_pr.policy.whole import DROPPED
+from verify_pr.publish.intake import CompareArtifact, Refused, validate_artifact
 
 HEAD = "b" * 40
 
@@ -140,10 +140,11 @@ def artifact(n: int) -> dict[str, bytes]:
 
 
 def _intake(files: dict[str, bytes]) -> int:
-    intake = validate_compare_files(files, HEAD)
-    if intake.compare is None:
-        raise SystemExit(f"the intake refused the artifact: {intake.refused}")
-    return sum(intake.compare.counts.model_dump().values())
+    intake = validate_artifact(files, HEAD)
+    if isinstance(intake, Refused):
+        raise SystemExit(f"the intake refused the artifact: {intake.reason}")
+    assert isinstance(intake.artifact, CompareArtifact)
+    return sum(intake.artifact.compare.counts.model_dump().values())
 
 
 def _decode_and_pair(files: dict[str, bytes]) -> int:

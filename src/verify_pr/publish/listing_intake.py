@@ -9,9 +9,8 @@ from collections.abc import Mapping
 
 from verify_pr.models.listing import LISTING_FILES, ListingRefused, decode
 from verify_pr.models.report import TestStatus
-from verify_pr.policy.whole import DROPPED
 
-__all__ = ["DROPPED", "decode_listings"]
+__all__ = ["decode_listings"]
 
 
 def decode_listings(files: Mapping[str, bytes]) -> dict[str, dict[str, TestStatus]]:
