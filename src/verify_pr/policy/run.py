@@ -36,12 +36,12 @@ def _coverage(run: Run) -> list[str]:
 
 def _totals(run: Run) -> list[str]:
     verdict, side = run.verdict, run.side
-    if run.listing is not None:
+    if verdict.totals is None and verdict.testcases:
+        return [f"{side} lists testcases but no totals"]
+    if run.listing is not None:  # a wide run's totals count its whole report
         return totals_problems(verdict, run.listing, side)
     if verdict.totals is not None and verdict.totals != Totals.count(verdict.testcases):
         return [f"{side}'s totals do not match its testcases"]
-    if verdict.totals is None and verdict.testcases:
-        return [f"{side} lists testcases but no totals"]
     return []
 
 
