@@ -84,6 +84,7 @@ def test_compare_artifact_names_follow_the_verifier_and_fit_the_intake() -> None
     from verify_pr.contract import SANDBOX_OUT_FILES as OUT_FILES
     from verify_pr.contract import VERDICT_FILE
     from verify_pr.models.compare import COMPARE_ARTIFACT_FILES, SIDE_FILES, side_file
+    from verify_pr.models.listing import LISTING_FILES
     from verify_pr.publish.artifact import DEFAULT_LIMITS
     from verify_pr.publish.main import ARTIFACT_FILES
     from verify_pr.verify.cli import COMPARE_OUT
@@ -91,7 +92,10 @@ def test_compare_artifact_names_follow_the_verifier_and_fit_the_intake() -> None
     # the folders verify-pr compare writes hold exactly the files the action flattens
     assert set(SIDE_FILES) == OUT_FILES | {VERDICT_FILE}
     # base-own (base's code with base's own tests) stays local: it is embedded in the result
-    assert {COMPARE_FILE, COMPARE_SUMMARY, "base", "head", "base-own"} == COMPARE_OUT
+    # and a wide run's listings are top-level files, uploaded as they are
+    listings = set(LISTING_FILES.values())
+    assert {COMPARE_FILE, COMPARE_SUMMARY, "base", "head", "base-own", *listings} == COMPARE_OUT
+    assert listings <= COMPARE_ARTIFACT_FILES
     assert {COMPARE_FILE, COMPARE_SUMMARY} <= COMPARE_ARTIFACT_FILES
     assert side_file("head", "verdict.json") == "head-verdict.json"
     # a run artifact and a compare artifact share no name; every name is flat

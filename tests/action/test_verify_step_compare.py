@@ -22,6 +22,7 @@ from verify_pr.models.compare import (
     CompareResult,
     CompareVerdict,
 )
+from verify_pr.models.listing import LISTING_FILES, encode
 from verify_pr.models.report import TestStatus
 from verify_pr.models.verdict import Verdict
 
@@ -91,6 +92,20 @@ def test_flatten_copies_only_allow_listed_regular_files(tmp_path: Path) -> None:
     assert "head-report.txt" not in names and "extra.txt" not in names
     assert set(names) >= COMPARE_REQUIRED_FILES
     assert not any(p.is_dir() or p.is_symlink() for p in (tmp_path / "upload").iterdir())
+
+
+def test_a_wide_comparison_uploads_its_listings_and_not_the_raw_reports(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _write_compare_out(out, compare_result())
+    for side in ("base", "head"):
+        (out / side / "report.txt").write_text("<testsuites/>")
+    narrow = action.flatten_compare(out, tmp_path / "narrow")
+    assert {"base-report.txt", "head-report.txt"} <= set(narrow)  # control: no listing
+    for name in LISTING_FILES.values():
+        (out / name).write_bytes(encode({}))
+    written = action.flatten_compare(out, tmp_path / "wide")
+    assert set(LISTING_FILES.values()) <= set(written) <= COMPARE_ARTIFACT_FILES
+    assert not {"base-report.txt", "head-report.txt"} & set(written)
 
 
 @pytest.mark.parametrize(

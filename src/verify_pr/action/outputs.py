@@ -7,7 +7,7 @@ import os
 import stat
 from pathlib import Path
 
-from verify_pr.contract import COMPARE_RESULT_FILE, COMPARE_SUMMARY_FILE
+from verify_pr.contract import COMPARE_RESULT_FILE, COMPARE_SUMMARY_FILE, REPORT_FILE
 from verify_pr.github.actions_io import ActionsIO
 from verify_pr.models.compare import (
     COMPARE_SIDES,
@@ -17,6 +17,7 @@ from verify_pr.models.compare import (
     side_file,
 )
 from verify_pr.models.coverage import CoverageState, PatchCoverage
+from verify_pr.models.listing import LISTING_FILES
 from verify_pr.models.report import Totals
 from verify_pr.models.sandbox import RunStatus
 
@@ -84,24 +85,35 @@ def flatten_compare(out: Path, upload: Path) -> list[str]:
     """Copy what ``verify-pr compare`` wrote into ``upload`` under the flat artifact names.
 
     Only regular files (never a link) of the allow-listed names are copied; ``upload`` is
-    created and must not exist. Returns the names written.
+    created and must not exist. Returns the names written. A comparison of runs wider than
+    their verdict files carries their listings and not the runners' raw reports (at that
+    scale tens of MiB each, over what the publish job reads: the listing stands for them).
     """
     sources = {COMPARE_RESULT_FILE: out / COMPARE_RESULT_FILE}
     sources[COMPARE_SUMMARY_FILE] = out / COMPARE_SUMMARY_FILE
+    listings = {name: out / name for name in LISTING_FILES.values()}
+    sources.update(listings)
+    wide = any(_regular(path) for path in listings.values())
     for side in COMPARE_SIDES:
         for name in SIDE_FILES:
-            sources[side_file(side, name)] = out / side / name
+            if not (wide and name == REPORT_FILE):
+                sources[side_file(side, name)] = out / side / name
     upload.mkdir(mode=0o700)
     written = []
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
     for name, source in sources.items():
-        try:
-            if not stat.S_ISREG(os.lstat(source).st_mode):
-                continue
-        except FileNotFoundError:
+        if not _regular(source):
             continue
         data = source.read_bytes()
         with os.fdopen(os.open(upload / name, flags, 0o600), "wb") as handle:
             handle.write(data)
         written.append(name)
     return written
+
+
+def _regular(path: Path) -> bool:
+    """A regular file, never a link."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return False

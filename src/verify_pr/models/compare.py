@@ -17,6 +17,7 @@ from verify_pr.contract import (
 )
 from verify_pr.models.base import BoundaryModel, WireNamedModel
 from verify_pr.models.coverage import PatchCoverage
+from verify_pr.models.listing import LISTING_FILES
 from verify_pr.models.removed import RemovedTest
 from verify_pr.models.report import IdText, MessageText, PathText, TestStatus
 from verify_pr.models.verdict import REASON_MAX_CHARS, VerdictFile
@@ -183,6 +184,6 @@ COMPARE_REQUIRED_FILES = frozenset(
     | {side_file(side, name) for side in COMPARE_SIDES for name in (RESULT_FILE, VERDICT_FILE)}
 )
 COMPARE_ARTIFACT_FILES = frozenset(
-    {COMPARE_RESULT_FILE, COMPARE_SUMMARY_FILE}
+    {COMPARE_RESULT_FILE, COMPARE_SUMMARY_FILE, *LISTING_FILES.values()}
     | {side_file(side, name) for side in COMPARE_SIDES for name in SIDE_FILES}
 )

@@ -32,8 +32,17 @@ STATUS_CODES: dict[TestStatus, int] = {
     TestStatus.ERROR: ord("E"),
     TestStatus.SKIPPED: ord("S"),
     TestStatus.EXPECTED_FAILURE: ord("X"),
+    TestStatus.NOT_RUN: ord("N"),  # base's own run only: collected, not run by id
 }
 _BY_CODE = {code: status for status, code in STATUS_CODES.items()}
+# The compare artifact's listings, one per run the comparison pairs (flat names, written by
+# ``verify-pr compare`` beside verify-pr-result.json when a run has more results than its
+# verdict file lists, and uploaded as they are)
+LISTING_FILES: dict[str, str] = {
+    "base": "base-listing.bin",  # the before run (base's code with the PR's tests)
+    "head": "head-listing.bin",
+    "base_own": "base-own-listing.bin",
+}
 
 
 class ListingRefused(ValueError):

@@ -4,7 +4,7 @@ each rule is there). The verifier asks them of its runs; the publish job of the 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 
 from verify_pr.models.report import TestStatus
@@ -25,12 +25,14 @@ def gaps(
     base_own_ran: bool,
     with_tests: Sequence[str] = (),
     others: Sequence[str] = (),
+    statuses: tuple[Mapping[str, TestStatus], Mapping[str, TestStatus]] | None = None,
 ) -> list[str]:
     """Why "broke nothing" cannot be claimed (empty: NOTHING TO PROVE). ``before``: base's
     code with the PR's tests, load failures expanded, as paired with ``head``; ``with_tests``:
     paths the PR changes that hold tests and are not new test modules; ``others``: the
-    changed paths that are neither test nor code."""
-    was, now = worst_by_id(before.testcases), worst_by_id(head.testcases)
+    changed paths that are neither test nor code; ``statuses``: each run's every result (a
+    listing's, ``policy.whole``) where its testcases are not all of them."""
+    was, now = statuses or (worst_by_id(before.testcases), worst_by_id(head.testcases))
     found = []
     if before.verdict is not Verdict.PASS or head.verdict is not Verdict.PASS:
         found.append(

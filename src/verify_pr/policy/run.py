@@ -8,22 +8,26 @@ A claim weaker than the evidence (NOT PROVEN where the data cannot tell) is left
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from verify_pr.models.report import EXECUTED, FAILING, Totals, is_load_failure
+from verify_pr.models.report import EXECUTED, FAILING, TestStatus, Totals, is_load_failure
 from verify_pr.models.sandbox import ReportStatus, RunStatus
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.policy.cases import worst_by_id
 from verify_pr.policy.core import AllOf, Rule
 from verify_pr.policy.coverage import coverage_problems
+from verify_pr.policy.whole import totals_problems
 
 
 @dataclass(frozen=True)
 class Run:
-    """One run's verdict file, and what a message calls it ("the run", "the head run")."""
+    """One run's verdict file, what a message calls it ("the run", "the head run"), and its
+    every result when it is wider than its verdict file (its listing, ``policy.whole``)."""
 
     verdict: VerdictFile
     side: str = "the run"
+    listing: Mapping[str, TestStatus] | None = None
 
 
 def _coverage(run: Run) -> list[str]:
@@ -32,10 +36,12 @@ def _coverage(run: Run) -> list[str]:
 
 def _totals(run: Run) -> list[str]:
     verdict, side = run.verdict, run.side
-    if verdict.totals is not None and verdict.totals != Totals.count(verdict.testcases):
-        return [f"{side}'s totals do not match its testcases"]
     if verdict.totals is None and verdict.testcases:
         return [f"{side} lists testcases but no totals"]
+    if run.listing is not None:  # a wide run's totals count its whole report
+        return totals_problems(verdict, run.listing, side)
+    if verdict.totals is not None and verdict.totals != Totals.count(verdict.testcases):
+        return [f"{side}'s totals do not match its testcases"]
     return []
 
 

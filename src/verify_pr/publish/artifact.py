@@ -53,7 +53,7 @@ class ArtifactLimits:
     max_archive_bytes: int = 16 * 1024 * 1024
     max_total_bytes: int = 32 * 1024 * 1024
     max_file_bytes: int = 16 * 1024 * 1024
-    max_members: int = 16
+    max_members: int = 24  # a compare artifact: 13 names (three listings)
     max_ratio: int = 100
     """Uncompressed / compressed, checked for members above ``ratio_floor_bytes``."""
     ratio_floor_bytes: int = 64 * 1024

@@ -15,7 +15,8 @@ from verify_pr.models.compare import CompareResult
 from verify_pr.models.verdict import VerdictFile
 from verify_pr.policy.run import RUN, Run
 from verify_pr.policy.unloaded import forgiven as forgiven_unloaded
-from verify_pr.policy.verdict import CONSISTENT, claim_findings
+from verify_pr.policy.verdict import claim_findings, consistent
+from verify_pr.policy.whole import Whole
 
 __all__ = ["compare_problems", "forgiven_unloaded", "run_problems"]
 
@@ -25,14 +26,14 @@ def run_problems(verdict: VerdictFile, side: str = "the run") -> list[str]:
     return [finding.message for finding in RUN(Run(verdict, side))]
 
 
-def compare_problems(result: CompareResult, head_sha: str) -> list[str]:
+def compare_problems(result: CompareResult, head_sha: str, whole: Whole | None = None) -> list[str]:
     """Where a comparison contradicts itself, either of its runs, or the trusted event, and
-    what its claim breaks of the policy."""
+    what its claim breaks of the policy. ``whole``: each run's every result, from the
+    artifact's listings (``policy.whole``); else from the runs' testcases."""
     if result.head_sha != head_sha:
         return ["the comparison's head commit is not the verify run's head commit"]
-    problems = [finding.message for finding in CONSISTENT(result)]
+    problems = [finding.message for finding in consistent(result, whole)]
     claimed = result.verdict.value
-    problems += [
-        f"the comparison claims {claimed} although {f.message}" for f in claim_findings(result)
-    ]
+    found = claim_findings(result, whole)
+    problems += [f"the comparison claims {claimed} although {f.message}" for f in found]
     return problems

@@ -11,7 +11,9 @@ anything), so every step refuses rather than guesses, and every refusal is a val
   ``VerdictFile`` whose ``sandbox`` equals ``result.json``);
 - a compare artifact (``models.compare.COMPARE_ARTIFACT_FILES``, flat names, never mixed with a
   run artifact's) is ``verify-pr-result.json`` (a ``CompareResult``) embedding exactly the runs
-  of ``base-``/``head-verdict.json``, each equal to its ``-result.json``;
+  of ``base-``/``head-verdict.json``, each equal to its ``-result.json``, with the compact
+  listing of every result of a run wider than its verdict file (``listing_intake``: read
+  first, under its bounds; ``policy.whole`` holds it against the run);
 - every JSON file is loaded by ``bounded_json.load_model`` (memory bounded before pydantic);
 - then ``consistency`` re-derives what the data implies, and any disagreement is refused.
 """
@@ -41,13 +43,16 @@ from verify_pr.models.compare import (
     side_file,
 )
 from verify_pr.models.coverage import PatchCoverage
+from verify_pr.models.listing import ListingRefused
 from verify_pr.models.sandbox import SandboxResult
 from verify_pr.models.verdict import Verdict, VerdictFile
+from verify_pr.policy.whole import Whole, whole
 from verify_pr.publish.artifact import DEFAULT_LIMITS, read_artifact
 from verify_pr.publish.bounded_json import JsonRefused, load_model
 from verify_pr.publish.consistency import compare_problems, run_problems
 from verify_pr.publish.event import WorkflowRunEvent
 from verify_pr.publish.github_api import GitHubClient
+from verify_pr.publish.listing_intake import decode_listings
 
 ARTIFACT_FILES = RUN_OUT_FILES
 REQUIRED_FILES = frozenset({RESULT_FILE, VERDICT_FILE})
@@ -78,10 +83,12 @@ class RunArtifact:
 
 @dataclass(frozen=True)
 class CompareArtifact:
-    """A validated compare artifact: its comparison and head's output."""
+    """A validated compare artifact: its comparison, head's output, and each run's every
+    result (from the listings of a run wider than its verdict file)."""
 
     compare: CompareResult
     output: str = ""
+    whole: Whole | None = None
 
     @property
     def claimed(self) -> CompareVerdict:
@@ -136,7 +143,12 @@ def _read_run(files: Mapping[str, bytes]) -> Artifact | Refused:
 
 
 def _read_compare(files: Mapping[str, bytes]) -> Artifact | Refused:
-    """The strict models over a compare artifact, cross-checked file against file."""
+    """The strict models over a compare artifact, cross-checked file against file. Its
+    listings (``listing_intake``) are read first, under their bounds."""
+    try:
+        listings = decode_listings(files)
+    except ListingRefused as exc:
+        return Refused(str(exc))
     result = _load(CompareResult, files, COMPARE_RESULT_FILE)
     sides = {
         side: (
@@ -153,8 +165,12 @@ def _read_compare(files: Mapping[str, bytes]) -> Artifact | Refused:
             return Refused(
                 f"{COMPARE_RESULT_FILE} embeds another {side} run than {side}-verdict.json"
             )
+    try:
+        runs = whole(result, listings)
+    except ListingRefused as exc:
+        return Refused(f"the artifact contradicts itself: {exc}", result.verdict.value)
     output = files.get(side_file("head", OUTPUT_FILE), b"").decode("utf-8", "replace")
-    return CompareArtifact(result, output)
+    return CompareArtifact(result, output, runs)
 
 
 def _kind(
@@ -202,8 +218,8 @@ def problems(artifact: Artifact, head_sha: str) -> list[str]:
     match artifact:
         case RunArtifact(verdict=verdict):
             return run_problems(verdict)
-        case CompareArtifact(compare=compare):
-            return compare_problems(compare, head_sha)
+        case CompareArtifact(compare=compare, whole=runs):
+            return compare_problems(compare, head_sha, runs)
         case _ as unreachable:
             assert_never(unreachable)
 

@@ -39,6 +39,7 @@ from verify_pr.exit_codes import (
     run_entry,
     run_exit_codes,
 )
+from verify_pr.models.listing import LISTING_FILES
 from verify_pr.models.verdict import VerdictFile
 from verify_pr.options import Parser
 from verify_pr.render.terminal import compare_text, run_summary, shown, uncommitted_warning
@@ -52,7 +53,9 @@ EXIT_CODES = run_exit_codes()
 COMPARE_EXIT_CODES = compare_exit_codes()
 EXIT_USAGE = RunExit.REFUSED  # compare's too: one number means one thing everywhere
 EXIT_CRASHED = RunExit.CRASHED
-COMPARE_OUT = frozenset({COMPARE_RESULT_FILE, COMPARE_SUMMARY_FILE, "base", "head", "base-own"})
+COMPARE_OUT = frozenset(
+    {COMPARE_RESULT_FILE, COMPARE_SUMMARY_FILE, "base", "head", "base-own", *LISTING_FILES.values()}
+)
 COMPARE_SIDE_DIRS = ("base", "head", "base-own")
 MAX_EVENT_BYTES = 25 << 20
 
@@ -249,6 +252,8 @@ def _compare(ns: argparse.Namespace) -> int:
 
     (out / COMPARE_RESULT_FILE).unlink(missing_ok=True)
     (out / COMPARE_SUMMARY_FILE).unlink(missing_ok=True)
+    for name in LISTING_FILES.values():
+        (out / name).unlink(missing_ok=True)  # a listing is written only for a wide run
     run = run_compare(request, settings)
     import shutil
 
@@ -261,6 +266,8 @@ def _compare(ns: argparse.Namespace) -> int:
         sides.append(("base-own", run.base_own, run.result.base_own or run.base_own.verdict))
     for side, outcome, verdict in sides:
         write_all(out / side, verdict, outcome.run.output, outcome.run.report)
+    for name, data in (run.listings or {}).items():
+        write_atomic(out, name, data)
     body = run.result.model_dump_json(indent=2).encode() + b"\n"
     write_atomic(out, COMPARE_RESULT_FILE, body)
     markdown = summary_markdown(run.result, run.findings)

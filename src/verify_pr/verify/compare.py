@@ -27,7 +27,6 @@ from verify_pr.models.compare import (
 from verify_pr.models.removed import RemovedTest
 from verify_pr.models.report import RedFlag
 from verify_pr.models.sandbox import RunStatus
-from verify_pr.models.transitions import count
 from verify_pr.models.verdict import REASON_MAX_CHARS, Verdict, VerdictFile
 from verify_pr.policy.cases import executed_none, exit_disagrees
 from verify_pr.verify import base_own, nothing, proof_coverage, removed, unloaded
@@ -160,7 +159,7 @@ def decide(
     """Every rule is checked and every failing rule gives a reason. ``before`` is base's code
     with the PR's tests; what stands against the PR is the pairing's (``Pairing.findings``)."""
     ev = evidence or Evidence()
-    transitions = pairing.transitions
+    paired_any = any(pairing.counts.model_dump().values())  # transitions may omit PASS_TO_PASS
     if ev.refusal is not None:
         return Decision(CompareVerdict.NOT_PROVEN, [ev.refusal])
     own = None
@@ -192,7 +191,7 @@ def decide(
     found = pairing.findings
     f2p = pairing.proofs
     no_fix = None  # the one reason a clean comparison of a PR that fixes nothing has
-    if not transitions:
+    if not paired_any:
         reasons.append("zero tests on both sides: nothing to compare")
     elif not f2p and pairing.discounted:
         first, why = next(iter(pairing.discounted.items()))
@@ -346,7 +345,7 @@ def build_result(
         head_sha=head_sha,
         strict_harness=strict_harness,
         harness_files_changed=tuple(harness_changed[:MAX_HARNESS_FILES]),
-        counts=count(transitions),
+        counts=paired.counts,
         transitions=tuple(transitions),
         base=before_file,
         head=head.verdict,

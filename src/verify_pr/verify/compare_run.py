@@ -72,6 +72,8 @@ class CompareRun:
     base_own: SuiteOutcome | None = None
     # what stands against the PR, as the verdict used it: the summary lists these
     findings: compare.Findings = field(kw_only=True)
+    # each run's listing by artifact name, when a run is wider than its verdict file
+    listings: dict[str, bytes] | None = field(default=None, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -270,7 +272,9 @@ def _compare(
         pairing=pairing,
     )
     result = result.model_copy(update={"patch_coverage": coverage.result(code)})
-    return CompareRun(result, before, head, base_own, findings=pairing.findings)
+    return CompareRun(
+        result, before, head, base_own, findings=pairing.findings, listings=pairing.listings
+    )
 
 
 def _doubtful(plan: SuitePlan, after: Path, head: SuiteOutcome) -> dict[str, str]:

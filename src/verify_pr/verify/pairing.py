@@ -12,16 +12,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from verify_pr.models.compare import TestTransition, Transition
+from verify_pr.models.compare import MAX_TRANSITIONS, TestTransition, Transition, TransitionCounts
 from verify_pr.models.report import TestStatus
-from verify_pr.models.transitions import classify
+from verify_pr.models.transitions import classify_plain, models, tally
 from verify_pr.models.verdict import VerdictFile
 from verify_pr.policy.pairing import Findings, findings
 from verify_pr.verify.suite import SuiteOutcome
 from verify_pr.verify.testcases import (
     expand_load_failures,
     is_load_failure,
-    statuses,
     worst_cases,
 )
 
@@ -39,6 +38,10 @@ class Pairing:
     discounted: dict[str, str]  # FAIL_TO_PASS ids that cannot, with why
     not_whole: list[str]  # why a side could not be paired whole (each a reason)
     findings: Findings  # what stands against the PR: the verdict's rules and the summary's lists
+    counts: TransitionCounts  # of every id paired (``transitions`` may leave PASS_TO_PASS out)
+    # each run's listing (``models.listing``, by its file name in LISTING_FILES) when a run has more
+    # results than its verdict file lists: then ``transitions`` holds all but PASS_TO_PASS
+    listings: dict[str, bytes] | None = None
 
 
 def pair(
@@ -54,13 +57,15 @@ def pair(
     (a fixture, an autouse guard or an import the PR changed around an untouched test).
     ``doubtful``: test files whose tests' status could be inverted by a marker the runner
     does not report (``bun_markers``), with why: no test of theirs proves anything."""
+    from verify_pr.verify import listing_runs
     from verify_pr.verify.loaderrors import load_error_texts
 
     texts = load_error_texts(before.run.report)
     before_file = expand_load_failures(before.verdict, head.verdict, texts)
-    was, now = statuses(before_file), statuses(head.verdict)
-    transitions = classify(was, now)
-    own = statuses(base_own.verdict) if base_own else {}
+    whole = listing_runs.whole(before, before_file, head, base_own)
+    was, now, own = whole.before, whole.head, whole.base_own
+    rows = classify_plain(was, now)
+    transitions = models(rows, listing_runs.DROPPED if whole.wide else frozenset())
     listed_before = {c.id for c in before.verdict.testcases}
     head_cases, before_cases = worst_cases(head.verdict), worst_cases(before_file)
     mixed_set = set(mixed)
@@ -86,22 +91,21 @@ def pair(
             )
         else:
             proofs.append(item.id)
-    sides = (("before", before), ("head", head), ("base's own", base_own))
-    not_whole = [
-        f"the {name} run has {len(o.report.testcases)} test results, more than the "
-        f"{len(o.verdict.testcases)} a result file carries: it cannot be paired whole"
-        for name, o in sides
-        if o is not None
-        and o.report is not None
-        and len(o.report.testcases) > len(o.verdict.testcases)
-    ]
+    listings, not_whole = listing_runs.encoded(whole)
+    if len(transitions) > MAX_TRANSITIONS:
+        not_whole.append(
+            f"{len(transitions)} tests changed status or side, more than the {MAX_TRANSITIONS} "
+            "a result file lists: they cannot be paired whole"
+        )
     if before_file is before.verdict and _unexpanded(before.verdict, head.verdict):
         not_whole.append(
             "the before run's load failures could not be expanded onto head's tests "
             "within the result's cap: it cannot be paired whole"
         )
     found = findings(transitions, was, now, own)
-    return Pairing(before_file, transitions, proofs, discounted, not_whole, found)
+    return Pairing(
+        before_file, transitions, proofs, discounted, not_whole, found, tally(rows), listings
+    )
 
 
 def _unexpanded(before: VerdictFile, head: VerdictFile) -> bool:

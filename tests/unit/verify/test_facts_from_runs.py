@@ -8,11 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from verify_pr.models.report import ReportFormat, TestCase, TestReport, TestStatus
+from verify_pr.models.compare import Transition
+from verify_pr.models.listing import LISTING_FILES, decode
+from verify_pr.models.report import ReportFormat, TestCase, TestReport, TestStatus, Totals
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.sandbox.run import SandboxRun
 from verify_pr.verify import compare as cmp
+from verify_pr.verify.pairing import pair
 from verify_pr.verify.placed import late_tests, placed_files, resolve
 from verify_pr.verify.suite import SuiteOutcome
 from verify_pr.verify.testpaths import rule_for, split
@@ -165,21 +168,43 @@ def test_a_test_of_base_that_errors_in_setup_with_the_prs_tests_proves_nothing()
     assert _build(failing, head, own).verdict == "VERIFIED"
 
 
-def test_a_side_that_cannot_be_paired_whole_is_not_proven() -> None:
+def _capped(full: SuiteOutcome, keep: int) -> SuiteOutcome:
+    """``full`` with a verdict file that lists only its first ``keep`` testcases."""
+    kept = full.verdict.testcases[:keep]
+    listed = full.verdict.model_copy(update={"testcases": kept, "totals": Totals.count(kept)})
+    return SuiteOutcome(listed, full.run, full.report)
+
+
+def test_a_side_wider_than_its_result_file_is_paired_whole_from_its_report() -> None:
+    """Issue 36: the listing carries every result of a run the verdict file cuts short."""
     cases = [_case(f"t{i}", "tests/test_m.py", P) for i in range(3)]
-    full = _outcome(cases)
-    listed = full.verdict.model_copy(update={"testcases": full.verdict.testcases[:2]})
-    capped = SuiteOutcome(
-        listed.model_copy(update={"totals": full.report.totals if full.report else None}),
-        full.run,
-        full.report,
-    )
     before = _outcome([_case("t0", "tests/test_m.py", F), *cases[1:]])
-    result = cmp.build_result(BASE_SHA, HEAD_SHA, before, capped, [], False)
-    assert result.verdict == "NOT_PROVEN"
-    assert any("cannot be paired whole" in r for r in result.reasons), result.reasons
-    whole = cmp.build_result(BASE_SHA, HEAD_SHA, before, full, [], False)
-    assert whole.verdict == "VERIFIED", whole.reasons
+    paired = pair(before, _capped(_outcome(cases), 2))
+    result = cmp.build_result(BASE_SHA, HEAD_SHA, before, _capped(_outcome(cases), 2), [], False)
+    assert result.verdict == "VERIFIED", result.reasons
+    assert paired.listings is not None
+    assert decode(paired.listings[LISTING_FILES["head"]]) == dict.fromkeys((c.id for c in cases), P)
+    # the result lists all but PASS_TO_PASS; its counts count every id
+    assert [t.transition for t in result.transitions] == [Transition.FAIL_TO_PASS]
+    assert result.counts.pass_to_pass == 2
+    # the attack: a failure of head that its verdict file leaves out still regresses
+    broken = _outcome([*cases[:2], _case("t2", "tests/test_m.py", F)])
+    attack = cmp.build_result(BASE_SHA, HEAD_SHA, before, _capped(broken, 2), [], False)
+    assert attack.verdict == "NOT_PROVEN"
+    assert any("pass on base and fail on head" in r for r in attack.reasons), attack.reasons
+    # a side whose listing disagrees with its verdict file (a worse duplicate left out)
+    twice = _outcome([*cases, _case("t1", "tests/test_m.py", F)])
+    kept = (*twice.verdict.testcases[:3],)
+    odd = SuiteOutcome(
+        twice.verdict.model_copy(update={"testcases": kept, "totals": Totals.count(kept)}),
+        twice.run,
+        twice.report,
+    )
+    apart = cmp.build_result(BASE_SHA, HEAD_SHA, before, odd, [], False)
+    assert apart.verdict == "NOT_PROVEN"
+    assert any("cannot be paired whole" in r for r in apart.reasons), apart.reasons
+    # a run within its verdict file carries no listing
+    assert pair(before, _outcome(cases)).listings is None
 
 
 def test_a_tamper_signal_is_new_against_base_s_own_tree_not_before() -> None:
