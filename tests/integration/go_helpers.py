@@ -4,15 +4,12 @@ them, and the Debian golang-*-dev packages of the corpus (tests/corpus/manifest.
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from tests.integration.helpers import CACHE
+from tests.integration.helpers import CACHE, pinned
 
 GO_IMAGE = "verify-pr-go:local"
 GO_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "go"
@@ -46,11 +43,7 @@ def fetch_deb(entry: dict[str, Any]) -> Path:
             timeout=300,
             check=True,
         )
-    digest = hashlib.sha256(deb.read_bytes()).hexdigest()
-    if digest != entry["sha256"]:
-        deb.unlink()
-        pytest.fail(f"{deb.name}: sha256 {digest} is not the pinned {entry['sha256']}")
-    return deb
+    return pinned(deb, entry["sha256"])
 
 
 def module_tree(entry: dict[str, Any], dest: Path) -> Path:

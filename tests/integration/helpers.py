@@ -144,11 +144,7 @@ def fetch(entry: dict[str, Any]) -> Path:
             timeout=300,
             check=True,
         )
-    digest = hashlib.sha256(archive.read_bytes()).hexdigest()
-    if digest != entry["sha256"]:
-        archive.unlink()
-        pytest.fail(f"{archive.name}: sha256 {digest} is not the pinned {entry['sha256']}")
-    return archive
+    return pinned(archive, entry["sha256"])
 
 
 def fetch_npm(entry: dict[str, Any]) -> Path:
@@ -170,11 +166,16 @@ def fetch_npm(entry: dict[str, Any]) -> Path:
             timeout=300,
             check=True,
         )
-    digest = hashlib.sha256(archive.read_bytes()).hexdigest()
-    if digest != entry["sha256"]:
-        archive.unlink()
-        pytest.fail(f"{archive.name}: sha256 {digest} is not the pinned {entry['sha256']}")
-    return archive
+    return pinned(archive, entry["sha256"])
+
+
+def pinned(download: Path, sha256: str) -> Path:
+    """``download`` when its sha256 is the pinned one; else it is deleted and the test fails."""
+    digest = hashlib.sha256(download.read_bytes()).hexdigest()
+    if digest != sha256:
+        download.unlink()
+        pytest.fail(f"{download.name}: sha256 {digest} is not the pinned {sha256}")
+    return download
 
 
 def unpack(archive: Path, dest: Path) -> Path:
