@@ -21,7 +21,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from verify_pr.verify.suite import SuitePlan
+    from verify_pr.verify.runs.suite import SuitePlan
 
 T0 = time.perf_counter()
 EVENTS: list[tuple[float, float, str, str, str]] = []
@@ -50,7 +50,11 @@ def _run_what(_suite: object, tree: Path, plan: SuitePlan) -> str:
 
 def main(argv: list[str]) -> int:
     from verify_pr.sandbox import guard
-    from verify_pr.verify import cli, compare, compare_run, early_proof, harness_closure, rerun
+    from verify_pr.verify import cli, compare_run
+    from verify_pr.verify.decision import decide as compare
+    from verify_pr.verify.harness import closure as harness_closure
+    from verify_pr.verify.proof import early as early_proof
+    from verify_pr.verify.proof import rerun
 
     wrap(compare_run, "_export")
     wrap(compare_run, "_before_tree")

@@ -22,8 +22,8 @@ from typing import Any
 
 from bench.compare_bench import MANIFEST, NODE, _git, history_repo
 from bench.sandbox_bench import PYTHON, pairs
-from verify_pr.verify import patch_coverage
-from verify_pr.verify.suite import SuitePlan, plan_detected, run_suite
+from verify_pr.verify.coverage import patch as patch_coverage
+from verify_pr.verify.runs.suite import SuitePlan, plan_detected, run_suite
 
 # (row, history entry, image, the files measured: () for the code files the release changed)
 ROWS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (

@@ -28,9 +28,9 @@ from tests.git_helpers import checkout, commit, init_repo
 from tests.integration.helpers import compare
 from verify_pr.models.compare import ChangedCode, CompareResult, Transition
 from verify_pr.models.report import TestStatus
-from verify_pr.verify import sides
-from verify_pr.verify.patch_coverage import Session
-from verify_pr.verify.suite import plan_detected, run_suite
+from verify_pr.verify.coverage.patch import Session
+from verify_pr.verify.runs.suite import plan_detected, run_suite
+from verify_pr.verify.trees import sides
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

@@ -31,26 +31,22 @@ from verify_pr.runners.base import ExpectedFailures, with_args
 from verify_pr.runners.registry import runner_named
 from verify_pr.sandbox import cancel, tree_files
 from verify_pr.sandbox.run import SandboxRun
-from verify_pr.verify import (
-    bun_markers,
-    compare,
-    early_proof,
-    harness_closure,
-    patch_coverage,
-    proof_coverage,
-    rerun,
-    sides,
-    unloaded,
-)
-from verify_pr.verify.base_own import OwnRun
-from verify_pr.verify.expected_failures import added_markers
-from verify_pr.verify.harness import harness_files
-from verify_pr.verify.parallel import SandboxPool
-from verify_pr.verify.placed import late_tests, linked_to, placed_files
-from verify_pr.verify.removed import judge_removed
+from verify_pr.verify.coverage import patch
+from verify_pr.verify.decision import decide
+from verify_pr.verify.harness import closure
+from verify_pr.verify.harness.names import harness_files
+from verify_pr.verify.pairing import bun_markers, unloaded
+from verify_pr.verify.pairing.base_own import OwnRun
+from verify_pr.verify.pairing.pairing import Findings, pair
+from verify_pr.verify.pairing.removed import judge_removed
+from verify_pr.verify.proof import early, ran_changed, rerun
+from verify_pr.verify.runs.expected_failures import added_markers
+from verify_pr.verify.runs.parallel import SandboxPool
+from verify_pr.verify.runs.suite import SuiteOutcome, SuitePlan
 from verify_pr.verify.settings import CompareSettings, SuiteSettings
-from verify_pr.verify.suite import SuiteOutcome, SuitePlan
-from verify_pr.verify.testpaths import TestPathRule, rule_for, split
+from verify_pr.verify.split.placed import late_tests, linked_to, placed_files
+from verify_pr.verify.split.testpaths import TestPathRule, rule_for, split
+from verify_pr.verify.trees import overlay, sides
 
 _Pool = SandboxPool[tuple[Path, SuitePlan], SuiteOutcome]
 
@@ -71,7 +67,7 @@ class CompareRun:
     head: SuiteOutcome
     base_own: SuiteOutcome | None = None
     # what stands against the PR, as the verdict used it: the summary lists these
-    findings: compare.Findings = field(kw_only=True)
+    findings: Findings = field(kw_only=True)
     # each run's listing by artifact name, when a run is wider than its verdict file
     listings: dict[str, bytes] | None = field(default=None, kw_only=True)
 
@@ -80,7 +76,7 @@ class CompareRun:
 class _Trees:
     base: Path
     after: Path
-    context: compare.Context
+    context: decide.Context
     changed: list[str]
     refusal: str | None = None
     renames: tuple[tuple[str, str], ...] = ()
@@ -120,7 +116,7 @@ def _compare(
     pool: _Pool,
 ) -> CompareRun:
     from verify_pr.sandbox.guard import check_tree
-    from verify_pr.verify.suite import tamper_signals
+    from verify_pr.verify.runs.suite import tamper_signals
 
     suite, strict = settings.suite, settings.strict_harness
     base_plan = _plan(suite, trees.base)
@@ -128,23 +124,23 @@ def _compare(
     # shared: the PR's version on both sides (tests, and whatever is not known to be code)
     shared, code = split(trees.changed, rule)
     tests = [p for p in shared if rule.is_test(p)]
-    scan = harness_closure.scan(trees.base, trees.after, trees.changed, trees.renames, rule.is_test)
+    scan = closure.scan(trees.base, trees.after, trees.changed, trees.renames, rule.is_test)
     harness = list(scan.paths)
     before_tree = _before_tree(trees, work, shared)
     if strict:
-        compare.overlay_harness(trees.base, trees.after, harness)
+        overlay.overlay_harness(trees.base, trees.after, harness)
         if before_tree != trees.base:
-            compare.overlay_harness(trees.base, before_tree, harness)
+            overlay.overlay_harness(trees.base, before_tree, harness)
     # every tree built the same way: only the code files' content tells the sides apart
     settled = sides.settle_all([trees.base, before_tree, trees.after], work)
     trees = replace(trees, base=settled[trees.base], after=settled[trees.after])
     before_tree = settled[before_tree]
     for tree in {trees.base, trees.after, before_tree}:
         check_tree(tree)
-    # patch coverage (docs/coverage.md) and what each proof ran (``proof_coverage``): the
+    # patch coverage (docs/coverage.md) and what each proof ran (``proof.ran_changed``): the
     # same tracer, with the same files, on both sides' whole runs and re-runs
     after_ish = trees.context.merge_tree or head_sha
-    coverage = patch_coverage.start(
+    coverage = patch.start(
         request.git_dir, base_sha, after_ish, base_plan.runner, trees.after, code, before_tree
     )
     # the runner is base's; each run's import probe looks at the tree that run runs
@@ -169,12 +165,12 @@ def _compare(
     coverage.take_head(head)
     # also needed when head cannot load a test file the PR does not change (``unloaded``)
     own_needed = bool(edited or others or unloaded.untouched(head, trees.changed))
-    early, base_own = None, None
+    started_early, base_own = None, None
     if own_needed:
         own.submit((before, head), pool.submit)
         if not own.done():  # the re-runs beside base's own run
             known = (trees.base, before_tree, trees.after)
-            early = early_proof.start(
+            started_early = early.start(
                 base_plan, known, code, (before, head), settings.flake_runs, coverage, pool.run_all
             )
         base_own = own.result()
@@ -187,9 +183,9 @@ def _compare(
     if late.moved:
         if before_tree == trees.base:
             before_tree = _copy(trees.base, work / "before")
-        compare.overlay_paths(trees.after, before_tree, late.moved)
+        overlay.overlay_paths(trees.after, before_tree, late.moved)
         if strict:
-            compare.overlay_harness(trees.base, before_tree, harness)
+            overlay.overlay_harness(trees.base, before_tree, harness)
         before_tree = coverage.before_tree = sides.settle(before_tree, work)
         check_tree(before_tree)
         code = [p for p in code if p not in late.moved]
@@ -212,10 +208,8 @@ def _compare(
     tested = tuple(p for p in trees.changed if p in placed and _exists(trees.base, p))
     # a test module that is a link to a mixed file places its tests under the link's name
     mixed_links = sorted({*mixed, *linked_to(placed, roots, mixed)})
-    pairing = compare.pair(
-        before, head, base_own, mixed_links, _doubtful(base_plan, trees.after, head)
-    )
-    confirmation = early_proof.kept(early, pairing.proofs, late.moved, coverage)
+    pairing = pair(before, head, base_own, mixed_links, _doubtful(base_plan, trees.after, head))
+    confirmation = early.kept(started_early, pairing.proofs, late.moved, coverage)
     if confirmation is None:
         confirmation = rerun.confirm(
             base_plan,
@@ -238,8 +232,8 @@ def _compare(
         code,
         pool.run_all,
     )
-    changed_code = proof_coverage.assess(pairing.proofs, code, confirmation, coverage)
-    evidence = compare.Evidence(
+    changed_code = ran_changed.assess(pairing.proofs, code, confirmation, coverage)
+    evidence = decide.Evidence(
         base_own=base_own,
         markers=tuple(added_markers(trees.base, trees.after, tests)),
         flaky=confirmation.flaky,
@@ -260,7 +254,7 @@ def _compare(
         removed_run=gone.outcome,
         changed_code=changed_code,
     )
-    result = compare.build_result(
+    result = decide.build_result(
         base_sha,
         head_sha,
         before,
@@ -291,7 +285,7 @@ def _before_tree(trees: _Trees, work: Path, shared: list[str]) -> Path:
     if not shared:
         return trees.base
     before_tree = _copy(trees.base, work / "before")
-    compare.overlay_paths(trees.after, before_tree, shared)
+    overlay.overlay_paths(trees.after, before_tree, shared)
     return before_tree
 
 
@@ -306,11 +300,11 @@ def _export(request: CompareRequest, base_sha: str, head_sha: str, work: Path) -
         empty = Path()
         if not merge_bases:
             why = "base and head share no history (no merge base): nothing to compare"
-            return _Trees(empty, empty, compare.Context(CompareMethod.NONE), [], why)
+            return _Trees(empty, empty, decide.Context(CompareMethod.NONE), [], why)
         first = merge_bases[0]
         if git.is_ancestor(head_sha, base_sha):
             why = "head is already part of base (it is an ancestor of base): nothing to compare"
-            ctx = compare.Context(CompareMethod.NONE, merge_base=first)
+            ctx = decide.Context(CompareMethod.NONE, merge_base=first)
             return _Trees(empty, empty, ctx, [], why)
         changed: set[str] = set()
         renames: set[tuple[str, str]] = set()
@@ -320,12 +314,12 @@ def _export(request: CompareRequest, base_sha: str, head_sha: str, work: Path) -
                 (decode_path(a), decode_path(b)) for a, b in git.renamed_paths(merge_base, head_sha)
             )
         if base_sha in merge_bases:
-            ctx = compare.Context(CompareMethod.HEAD, merge_base=first)
+            ctx = decide.Context(CompareMethod.HEAD, merge_base=first)
             after = git.export(head_sha, work, "head")
         else:
             merge = git.merge_tree(base_sha, head_sha)
             conflicts = tuple(decode_path(p) for p in merge.conflicts)
-            ctx = compare.Context(
+            ctx = decide.Context(
                 CompareMethod.MERGE, merge_base=first, merge_tree=merge.tree, conflicts=conflicts
             )
             if conflicts:
@@ -347,9 +341,9 @@ def _export(request: CompareRequest, base_sha: str, head_sha: str, work: Path) -
 
 
 def _with_split(
-    ctx: compare.Context, rule: TestPathRule, tests: list[str], code: list[str]
-) -> compare.Context:
-    return compare.Context(
+    ctx: decide.Context, rule: TestPathRule, tests: list[str], code: list[str]
+) -> decide.Context:
+    return decide.Context(
         ctx.method,
         ctx.merge_base,
         ctx.merge_tree,
@@ -362,7 +356,7 @@ def _with_split(
 
 def _plan(suite: SuiteSettings, base_tree: Path, runner: str | None = None) -> SuitePlan:
     """The runner is detected on base: the PR cannot choose what judges it."""
-    from verify_pr.verify.suite import plan_custom, plan_detected
+    from verify_pr.verify.runs.suite import plan_custom, plan_detected
 
     if suite.command is not None:
         return plan_custom(suite.command, suite.report_format or "")
@@ -389,7 +383,7 @@ def _is_module(rule: TestPathRule, path: str) -> bool:
 
 
 def _run(suite: SuiteSettings, tree: Path, plan: SuitePlan) -> SuiteOutcome:
-    from verify_pr.verify.suite import run_suite
+    from verify_pr.verify.runs.suite import run_suite
 
     limits = suite.limits
     return run_suite(tree, plan, suite.image, limits.timeout_s, limits.max_output, limits.resources)
@@ -426,15 +420,15 @@ def _refused(settings: CompareSettings, base_sha: str, head_sha: str, trees: _Tr
         sandbox=sandbox,
     )
     outcome = SuiteOutcome(verdict, SandboxRun(sandbox, b"", None))
-    pairing = compare.pair(outcome, outcome)
-    result = compare.build_result(
+    pairing = pair(outcome, outcome)
+    result = decide.build_result(
         base_sha,
         head_sha,
         outcome,
         outcome,
         harness_files(trees.changed),
         settings.strict_harness,
-        evidence=compare.Evidence(refusal=why),
+        evidence=decide.Evidence(refusal=why),
         context=trees.context,
         pairing=pairing,
     )

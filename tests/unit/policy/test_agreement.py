@@ -26,8 +26,8 @@ from verify_pr.models.report import EXECUTED, TestStatus
 from verify_pr.models.verdict import Verdict
 from verify_pr.policy.verdict import CLAIMS, refusals, supported
 from verify_pr.publish.intake import Accepted, validate_artifact
-from verify_pr.verify import compare as cmp
-from verify_pr.verify.suite import SuiteOutcome
+from verify_pr.verify.decision import decide as cmp
+from verify_pr.verify.runs.suite import SuiteOutcome
 
 BASE_SHA, HEAD_SHA = "a" * 40, "b" * 40
 SIDE_STATUSES = (

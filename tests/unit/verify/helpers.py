@@ -8,10 +8,10 @@ from verify_pr.models.report import FAILING, RedFlag, ReportFormat, TestCase, Te
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.sandbox.run import SandboxRun
-from verify_pr.verify import compare as cmp
-from verify_pr.verify import summary_lists
-from verify_pr.verify.proof_coverage import ProofCode
-from verify_pr.verify.suite import SuiteOutcome
+from verify_pr.verify.decision import decide as cmp
+from verify_pr.verify.decision import summary_lists
+from verify_pr.verify.proof.ran_changed import ProofCode
+from verify_pr.verify.runs.suite import SuiteOutcome
 
 # Every run status box() was asked for: test_rules checks that its tests walk them all.
 SEEN_RUN_STATUS: set[RunStatus] = set()
@@ -102,8 +102,8 @@ def ran_changed_code(
     before: SuiteOutcome, head: SuiteOutcome, own: SuiteOutcome | None = None, path: str = "x.py"
 ) -> dict[str, ProofCode]:
     """Every proof of the pair as having run a changed line of ``path`` on head (what a real
-    compare's re-runs show for a real fix: ``verify/proof_coverage.py``)."""
-    from verify_pr.verify.pairing import pair
+    compare's re-runs show for a real fix: ``verify/proof/ran_changed.py``)."""
+    from verify_pr.verify.pairing.pairing import pair
 
     ran = ProofCode(ChangedCode.RAN, (f"head {path}:1",))
     return dict.fromkeys(pair(before, head, own).proofs, ran)

@@ -9,8 +9,8 @@ from tests.unit.verify.helpers import E, F, P, S, X, outcome
 from verify_pr.contract import new_report_path
 from verify_pr.models.report import TestStatus
 from verify_pr.runners.pytest.runner import COLLECTED_MESSAGE, PytestRunner
-from verify_pr.verify import base_own
-from verify_pr.verify.suite import SuiteOutcome, SuitePlan
+from verify_pr.verify.pairing import base_own
+from verify_pr.verify.runs.suite import SuiteOutcome, SuitePlan
 
 
 def _collection(names: list[str]) -> SuiteOutcome:

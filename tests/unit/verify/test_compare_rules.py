@@ -16,9 +16,9 @@ from verify_pr.models.compare import CompareResult, CompareVerdict, Transition
 from verify_pr.models.report import RedFlag, ReportFormat, TestCase, TestReport, TestStatus
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.transitions import classify, classify_one, count
-from verify_pr.verify import compare as cmp
-from verify_pr.verify.suite import SuiteOutcome
-from verify_pr.verify.testcases import worst
+from verify_pr.verify.decision import decide as cmp
+from verify_pr.verify.runs.suite import SuiteOutcome
+from verify_pr.verify.runs.testcases import worst
 
 
 @pytest.mark.parametrize(

@@ -22,9 +22,9 @@ from verify_pr.models.compare import CompareResult, CompareVerdict
 from verify_pr.models.report import RedFlag, ReportFormat, TestCase, TestReport, TestStatus
 from verify_pr.models.verdict import Verdict
 from verify_pr.sandbox.run import SandboxRun
-from verify_pr.verify import compare as cmp
-from verify_pr.verify.suite import SuiteOutcome
-from verify_pr.verify.testcases import is_load_failure
+from verify_pr.verify.decision import decide as cmp
+from verify_pr.verify.runs.suite import SuiteOutcome
+from verify_pr.verify.runs.testcases import is_load_failure
 
 
 def _build(before: SuiteOutcome, head: SuiteOutcome, **evidence: object) -> CompareResult:

@@ -11,8 +11,9 @@ import pytest
 from tests.unit.verify.helpers import BASE_SHA, FIXED_BASE, FIXED_HEAD, HEAD_SHA
 from tests.unit.verify.helpers import outcome as _outcome
 from verify_pr.models.compare import CompareVerdict
-from verify_pr.verify import compare as cmp
-from verify_pr.verify.harness import harness_files, is_harness_path
+from verify_pr.verify.decision import decide as cmp
+from verify_pr.verify.harness.names import harness_files, is_harness_path
+from verify_pr.verify.trees.overlay import overlay_harness
 
 
 @pytest.mark.parametrize(
@@ -68,9 +69,7 @@ def test_overlay_copies_base_and_deletes_head_only(tmp_path: Path) -> None:
     (base / "tests" / "conftest.py").write_text("base\n")
     (head / "x").write_text("file where a dir should be\n")
     os.symlink("../../etc/passwd", head / "tests" / "conftest.py")
-    cmp.overlay_harness(
-        base, head, ["pytest.ini", "conftest.py", "tests/conftest.py", "x/conftest.py"]
-    )
+    overlay_harness(base, head, ["pytest.ini", "conftest.py", "tests/conftest.py", "x/conftest.py"])
     assert (head / "pytest.ini").read_text() == "[pytest]\n"
     assert not (head / "conftest.py").exists()
     assert not (head / "tests" / "conftest.py").is_symlink()

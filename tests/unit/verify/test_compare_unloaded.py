@@ -19,10 +19,10 @@ from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.publish.consistency import compare_problems
 from verify_pr.sandbox.run import SandboxRun
-from verify_pr.verify import compare as cmp
-from verify_pr.verify import unloaded
-from verify_pr.verify.missing_deps import NOT_PROVEN_PREFIX
-from verify_pr.verify.suite import SuiteOutcome
+from verify_pr.verify.decision import decide as cmp
+from verify_pr.verify.pairing import unloaded
+from verify_pr.verify.runs.missing_deps import NOT_PROVEN_PREFIX
+from verify_pr.verify.runs.suite import SuiteOutcome
 
 P, F, E = TestStatus.PASSED, TestStatus.FAILED, TestStatus.ERROR
 STALE = "lib/mjs/Mock.spec.js"

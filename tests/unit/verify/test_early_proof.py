@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Any, cast
 
 from tests.unit.verify.helpers import FIXED_BASE, FIXED_HEAD, F, P, outcome
-from verify_pr.verify import early_proof, rerun
-from verify_pr.verify.patch_coverage import LineData, Session
-from verify_pr.verify.suite import SuiteOutcome, SuitePlan
+from verify_pr.verify.coverage.patch import LineData, Session
+from verify_pr.verify.proof import early as early_proof
+from verify_pr.verify.proof import rerun
+from verify_pr.verify.runs.suite import SuiteOutcome, SuitePlan
 
 PLAN = SuitePlan("pytest", "python3 -m pytest --junitxml=/tmp/r.xml", "/tmp/r.xml", "pytest")
 

@@ -14,11 +14,11 @@ from verify_pr.models.report import ReportFormat, TestCase, TestReport, TestStat
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.sandbox.run import SandboxRun
-from verify_pr.verify import compare as cmp
-from verify_pr.verify.pairing import pair
-from verify_pr.verify.placed import late_tests, placed_files, resolve
-from verify_pr.verify.suite import SuiteOutcome
-from verify_pr.verify.testpaths import rule_for, split
+from verify_pr.verify.decision import decide as cmp
+from verify_pr.verify.pairing.pairing import pair
+from verify_pr.verify.runs.suite import SuiteOutcome
+from verify_pr.verify.split.placed import late_tests, placed_files, resolve
+from verify_pr.verify.split.testpaths import rule_for, split
 
 P, F, E = TestStatus.PASSED, TestStatus.FAILED, TestStatus.ERROR
 BASE_SHA, HEAD_SHA = "a" * 40, "b" * 40
@@ -237,7 +237,7 @@ def test_a_tamper_signal_is_new_against_base_s_own_tree_not_before() -> None:
     ],
 )
 def test_what_the_runner_loads_on_its_own_is_harness(path: str, harness: bool) -> None:
-    from verify_pr.verify.harness import is_harness_path
+    from verify_pr.verify.harness.names import is_harness_path
 
     assert is_harness_path(path) is harness
 

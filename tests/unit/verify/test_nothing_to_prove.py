@@ -14,8 +14,8 @@ from verify_pr.exit_codes import CompareExit, compare_exit_codes
 from verify_pr.models.compare import CompareResult, CompareVerdict
 from verify_pr.models.report import TestStatus
 from verify_pr.publish.consistency import compare_problems
-from verify_pr.verify import compare as cmp
-from verify_pr.verify.suite import SuiteOutcome
+from verify_pr.verify.decision import decide as cmp
+from verify_pr.verify.runs.suite import SuiteOutcome
 
 P, F, S, X = (
     TestStatus.PASSED,

@@ -13,8 +13,8 @@ from verify_pr.render.coverage import coverage_section, headline, meaning, not_r
 from verify_pr.runners.pytest.coverage import bootstrap, instrument
 from verify_pr.runners.pytest.runner import PytestRunner
 from verify_pr.sandbox.spool import ReportSpool
-from verify_pr.verify.coverage_lines import FileLines, LineData, summarize
-from verify_pr.verify.patch_coverage import CoverageDataError, Session, parse_line_data
+from verify_pr.verify.coverage.lines import FileLines, LineData, summarize
+from verify_pr.verify.coverage.patch import CoverageDataError, Session, parse_line_data
 
 GOOD = {
     "version": 1,
@@ -203,7 +203,12 @@ def test_figures_over_their_bounds_are_not_measured_never_a_crash(tmp_path: Path
 
 @pytest.mark.parametrize(
     "module",
-    ["verify/rules.py", "verify/compare.py", "verify/testcases.py", "publish/conclusion.py"],
+    [
+        "verify/runs/rules.py",
+        "verify/decision/decide.py",
+        "verify/runs/testcases.py",
+        "publish/conclusion.py",
+    ],
 )
 def test_no_verdict_or_conclusion_reads_patch_coverage(module: str) -> None:
     # the data comes from inside the PR's process: it must never make a verdict green. The

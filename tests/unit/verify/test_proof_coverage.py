@@ -1,4 +1,4 @@
-"""A proof must run changed code (``verify/proof_coverage.py``): each proof's standing from
+"""A proof must run changed code (``verify/proof/ran_changed.py``): each proof's standing from
 its re-runs' data on both sides, and what the verdict says of it."""
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from verify_pr.models.compare import ChangedCode
 from verify_pr.models.sandbox import ReportStatus
 from verify_pr.sandbox.run import SandboxRun
 from verify_pr.sandbox.spool import ReportSpool
-from verify_pr.verify.patch_coverage import Session
-from verify_pr.verify.proof_coverage import ProofCode, assess, note, refusal
-from verify_pr.verify.rerun import Confirmation, Rerun
-from verify_pr.verify.suite import SuiteOutcome
+from verify_pr.verify.coverage.patch import Session
+from verify_pr.verify.proof.ran_changed import ProofCode, assess, note, refusal
+from verify_pr.verify.proof.rerun import Confirmation, Rerun
+from verify_pr.verify.runs.suite import SuiteOutcome
 
 
 def _traced(run: list[int] | None) -> SuiteOutcome:

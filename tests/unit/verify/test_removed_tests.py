@@ -13,9 +13,9 @@ from verify_pr.models.compare import CompareResult, CompareVerdict
 from verify_pr.models.removed import RemovedStanding, RemovedTest, judge
 from verify_pr.models.report import TestStatus
 from verify_pr.publish.consistency import compare_problems
-from verify_pr.verify import compare as cmp
-from verify_pr.verify.suite import SuiteOutcome
-from verify_pr.verify.testcases import statuses
+from verify_pr.verify.decision import decide as cmp
+from verify_pr.verify.runs.suite import SuiteOutcome
+from verify_pr.verify.runs.testcases import statuses
 
 OWN = {"t_bug": F, "t_ok": P, "t_old": P, "t_p[1-3]": P}
 BEFORE = {"t_bug": F, "t_ok": P, "t_p[1-2]": F}  # the PR's tests: t_old and t_p[1-3] gone
@@ -139,8 +139,8 @@ def test_a_test_in_a_code_path_of_the_pr_is_never_run_from_base(tmp_path: Path) 
     """A doctest gone from a module the PR changes: base's version of its file is base's
     code, so running it there would judge base's code; it stays gone. Control: the same test
     in a test file runs."""
-    from verify_pr.verify.removed import judge_removed
-    from verify_pr.verify.suite import SuitePlan
+    from verify_pr.verify.pairing.removed import judge_removed
+    from verify_pr.verify.runs.suite import SuitePlan
 
     base, after = tmp_path / "base", tmp_path / "after"
     for tree in (base, after):

@@ -11,8 +11,8 @@ import pytest
 from tests.unit.verify.helpers import FIXED_BASE, FIXED_HEAD, F, P, outcome
 from verify_pr.models.report import ReportFormat, TestCase, TestReport, TestStatus
 from verify_pr.models.sandbox import RunStatus
-from verify_pr.verify import rerun
-from verify_pr.verify.suite import SuiteOutcome, SuitePlan
+from verify_pr.verify.proof import rerun
+from verify_pr.verify.runs.suite import SuiteOutcome, SuitePlan
 
 PLAN = SuitePlan("pytest", "python3 -m pytest --junitxml=/tmp/r.xml", "/tmp/r.xml", "pytest")
 CUSTOM = SuitePlan("custom", "sh run-tests.sh /tmp/r.xml", "/tmp/r.xml", "junit")

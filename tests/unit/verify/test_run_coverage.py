@@ -20,8 +20,9 @@ from verify_pr.github.settings import VerifySettings
 from verify_pr.models.coverage import CoverageState, FileCoverage, PatchCoverage
 from verify_pr.render.coverage import headline, meaning
 from verify_pr.render.job_summary import run_job_summary
-from verify_pr.verify import cli, suite
-from verify_pr.verify.run_coverage import start_run
+from verify_pr.verify import cli
+from verify_pr.verify.coverage.run import start_run
+from verify_pr.verify.runs import suite
 
 CODE = "def add(a, b):\n    return a - b\n"
 FIXED = "def add(a, b):\n    return a + b\n\n\ndef helper(x):\n    return x\n"

@@ -11,9 +11,9 @@ import pytest
 
 from tests.unit.verify.helpers import outcome
 from verify_pr.models.report import ReportFormat, TestCase, TestReport, TestStatus
-from verify_pr.verify import rerun
-from verify_pr.verify.select import batch_selector, modules_in, pytest_node_id, selector
-from verify_pr.verify.suite import SuiteOutcome, SuitePlan
+from verify_pr.verify.proof import rerun
+from verify_pr.verify.runs.select import batch_selector, modules_in, pytest_node_id, selector
+from verify_pr.verify.runs.suite import SuiteOutcome, SuitePlan
 
 PLAN = SuitePlan("pytest", "python3 -m pytest --junitxml=/tmp/r.xml", "/tmp/r.xml", "pytest")
 RUBY = "tests.test_plugins.TestPlugin1_ruby"

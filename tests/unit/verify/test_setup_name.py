@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from verify_pr.verify.setup_name import from_package
-from verify_pr.verify.testpaths import rule_for
+from verify_pr.verify.split.setup_name import from_package
+from verify_pr.verify.split.testpaths import rule_for
 
 TOX = "[pytest]\naddopts = --doctest-modules\ntestpaths = docs sortedcontainers tests\n"
 TITLE = "__title__ = 'sortedcontainers'\n__version__ = '2.2.2'\n"

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from verify_pr.models.report import TestCase, TestStatus
-from verify_pr.verify.select import batch_selector, pytest_node_id, selector
-from verify_pr.verify.testpaths import rule_for, split
+from verify_pr.verify.runs.select import batch_selector, pytest_node_id, selector
+from verify_pr.verify.split.testpaths import rule_for, split
 
 
 @pytest.mark.parametrize(
@@ -185,7 +185,7 @@ def test_selectors_are_one_quoted_word_each() -> None:
 
 def test_parallelism_is_bounded_by_jobs_cores_and_memory() -> None:
     from verify_pr.sandbox.resources import DEFAULT_RESOURCES as default
-    from verify_pr.verify.parallel import parallelism
+    from verify_pr.verify.runs.parallel import parallelism
 
     assert parallelism(1, default, cores=2, available_bytes=64 << 30) == 1
     assert parallelism(3, default, cores=2, available_bytes=64 << 30) == 2  # two cores
@@ -196,7 +196,7 @@ def test_parallelism_is_bounded_by_jobs_cores_and_memory() -> None:
 def test_parallelism_counts_each_runs_cpus_and_memory() -> None:
     from verify_pr.sandbox.resources import DEFAULT_RESOURCES as default
     from verify_pr.sandbox.resources import Resources
-    from verify_pr.verify.parallel import parallelism
+    from verify_pr.verify.runs.parallel import parallelism
 
     room = {"cores": 4, "available_bytes": 64 << 30}
     assert parallelism(3, default, **room) == 3
@@ -209,7 +209,7 @@ def test_parallelism_counts_each_runs_cpus_and_memory() -> None:
 def test_whole_runs_started_together_share_the_cores_when_they_outnumber_them() -> None:
     from verify_pr.sandbox.resources import DEFAULT_RESOURCES as default
     from verify_pr.sandbox.resources import Resources
-    from verify_pr.verify.parallel import pool_width
+    from verify_pr.verify.runs.parallel import pool_width
 
     room = {"cores": 2, "available_bytes": 64 << 30}
     assert pool_width(3, default, **room) == 3  # before, head, base's own: all at once
@@ -227,7 +227,7 @@ def test_the_pools_first_batch_runs_at_once(monkeypatch: pytest.MonkeyPatch) -> 
     import threading
 
     from verify_pr.sandbox.resources import DEFAULT_RESOURCES as default
-    from verify_pr.verify import parallel
+    from verify_pr.verify.runs import parallel
 
     monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
     monkeypatch.setattr(parallel, "available_bytes", lambda: 64 << 30)
@@ -253,7 +253,7 @@ def test_the_pools_first_batch_runs_at_once(monkeypatch: pytest.MonkeyPatch) -> 
 
 def test_pool_keeps_job_order_and_reads_this_machine() -> None:
     from verify_pr.sandbox.resources import DEFAULT_RESOURCES as default
-    from verify_pr.verify.parallel import SandboxPool, available_bytes, usable_cores
+    from verify_pr.verify.runs.parallel import SandboxPool, available_bytes, usable_cores
 
     assert usable_cores() >= 1
     assert available_bytes() > 0  # /proc/meminfo is there on Linux

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from verify_pr.models.loadfail import load_failed_files
 from verify_pr.models.report import ReportFormat, TestReport
 from verify_pr.policy.unloaded import why_not
-from verify_pr.verify.suite import SuiteOutcome
+from verify_pr.verify.runs.suite import SuiteOutcome
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ def load_failures(outcome: SuiteOutcome | None) -> dict[str, str] | None:
 
 
 def _junit_texts(outcome: SuiteOutcome, report: TestReport) -> Mapping[str, str]:
-    from verify_pr.verify.loaderrors import load_error_texts
+    from verify_pr.verify.runs.loaderrors import load_error_texts
 
     if report.format is not ReportFormat.JUNIT:
         return {}

@@ -26,10 +26,10 @@ from verify_pr.models.report import TestCase
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.runners.registry import runner_named
 from verify_pr.sandbox import tree_files
-from verify_pr.verify.select import batch_selector, modules_in
-from verify_pr.verify.suite import SuiteOutcome, SuitePlan
-from verify_pr.verify.testcases import statuses, worst_cases
-from verify_pr.verify.trees import overlay_paths
+from verify_pr.verify.runs.select import batch_selector, modules_in
+from verify_pr.verify.runs.suite import SuiteOutcome, SuitePlan
+from verify_pr.verify.runs.testcases import statuses, worst_cases
+from verify_pr.verify.trees.overlay import overlay_paths
 
 MAX_REMOVED_IDS = 100  # run by id in one process; any more stay gone
 

@@ -21,9 +21,9 @@ from verify_pr.contract import new_report_path
 from verify_pr.models.report import FAILING, STATUS_RANK, TestCase, TestReport, TestStatus
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.runners.registry import runner_named
-from verify_pr.verify.select import batch_selector, modules_in, repeated_selector
-from verify_pr.verify.suite import SuiteOutcome, SuitePlan
-from verify_pr.verify.testcases import is_load_failure, worst_cases
+from verify_pr.verify.runs.select import batch_selector, modules_in, repeated_selector
+from verify_pr.verify.runs.suite import SuiteOutcome, SuitePlan
+from verify_pr.verify.runs.testcases import is_load_failure, worst_cases
 
 MAX_RERUN_IDS = 10
 

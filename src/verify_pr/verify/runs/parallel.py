@@ -45,7 +45,7 @@ def _by_memory(resources: Resources, available_bytes: int) -> int:
 
 def usable_cores() -> int:
     """The cores this job really has: its affinity, within its cgroup's CPU quota (``cores``)."""
-    from verify_pr.verify import cores
+    from verify_pr.verify.runs import cores
 
     return cores.usable()
 

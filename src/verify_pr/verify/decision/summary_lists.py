@@ -10,7 +10,7 @@ from __future__ import annotations
 from verify_pr.models.compare import CompareResult
 from verify_pr.render.compare_markdown import compare_summary_markdown
 from verify_pr.render.parts import Listed
-from verify_pr.verify.pairing import Findings
+from verify_pr.verify.pairing.pairing import Findings
 
 
 def listed(result: CompareResult, found: Findings) -> Listed:

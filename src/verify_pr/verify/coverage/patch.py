@@ -28,8 +28,8 @@ from verify_pr.models.coverage import (
 )
 from verify_pr.runners.base import Coverage
 from verify_pr.sandbox.spool import ReportSpool
-from verify_pr.verify.coverage_lines import FileLines, LineData, summarize
-from verify_pr.verify.suite import SuiteOutcome, SuitePlan
+from verify_pr.verify.coverage.lines import FileLines, LineData, summarize
+from verify_pr.verify.runs.suite import SuiteOutcome, SuitePlan
 
 RunJobs = Callable[[list[tuple[Path, SuitePlan]]], list[SuiteOutcome]]
 _MAX_LINE = 10_000_000
@@ -59,7 +59,7 @@ def parse_line_data(spool: ReportSpool, files: list[str], tree: Path | None = No
         except (ValueError, RecursionError) as exc:
             raise CoverageDataError(f"the coverage data is not JSON: {exc}") from None
     if isinstance(doc, dict) and "version" not in doc and tree is not None:
-        from verify_pr.verify.coverage_istanbul import IstanbulError, parse_istanbul
+        from verify_pr.verify.coverage.istanbul import IstanbulError, parse_istanbul
 
         try:
             return parse_istanbul(doc, files, tree)

@@ -15,8 +15,8 @@ from verify_pr.models.compare import Transition
 from verify_pr.models.listing import LISTING_FILES, ListingRefused, decode, encode
 from verify_pr.models.report import TestStatus
 from verify_pr.models.verdict import VerdictFile
-from verify_pr.verify.suite import SuiteOutcome
-from verify_pr.verify.testcases import statuses
+from verify_pr.verify.runs.suite import SuiteOutcome
+from verify_pr.verify.runs.testcases import statuses
 
 DROPPED = frozenset({Transition.PASS_TO_PASS})
 _NAMES = {"base": "before", "head": "head", "base_own": "base's own"}

@@ -15,7 +15,7 @@ from pathlib import PurePosixPath
 from typing import NamedTuple
 
 from verify_pr.runners.detect import all_runners
-from verify_pr.verify.harness import ENTRY_POINTS
+from verify_pr.verify.harness.names import ENTRY_POINTS
 
 PY_SUFFIXES = (".py", ".pth")
 _JS_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".jsx", ".tsx")

@@ -29,15 +29,15 @@ from verify_pr.models.report import RedFlag
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.verdict import REASON_MAX_CHARS, Verdict, VerdictFile
 from verify_pr.policy.cases import executed_none, exit_disagrees
-from verify_pr.verify import base_own, nothing, proof_coverage, removed, unloaded
-from verify_pr.verify.pairing import Findings, Pairing, findings, pair
-from verify_pr.verify.rerun import claim
-from verify_pr.verify.suite import SuiteOutcome
-from verify_pr.verify.testcases import image_gap_as_fail, worst_cases
-from verify_pr.verify.trees import overlay_harness, overlay_paths
+from verify_pr.verify.pairing import base_own, nothing, removed, unloaded
+from verify_pr.verify.pairing.pairing import Findings, Pairing, findings, pair
+from verify_pr.verify.proof import ran_changed
+from verify_pr.verify.proof.rerun import claim
+from verify_pr.verify.runs.suite import SuiteOutcome
+from verify_pr.verify.runs.testcases import image_gap_as_fail, worst_cases
 
-# compare_run and rerun reach the pairing and the overlays through this module
-__all__ = ["Findings", "Pairing", "findings", "overlay_harness", "overlay_paths", "pair"]
+# the tests reach the pairing through this module
+__all__ = ["Findings", "Pairing", "findings", "pair"]
 
 
 @dataclass(frozen=True)
@@ -138,9 +138,9 @@ class Evidence:
     # the tests of base gone on head, run from base's file on head's code (``removed``)
     removed: tuple[RemovedTest, ...] = ()
     removed_run: SuiteOutcome | None = None
-    # each FAIL_TO_PASS test: did its re-runs run changed code (``proof_coverage``); None:
+    # each FAIL_TO_PASS test: did its re-runs run changed code (``ran_changed``); None:
     # the rule is not applied (a caller that has no re-runs to read)
-    changed_code: Mapping[str, proof_coverage.ProofCode] | None = None
+    changed_code: Mapping[str, ran_changed.ProofCode] | None = None
 
 
 def _ids(ids: Sequence[str]) -> str:
@@ -227,7 +227,7 @@ def decide(
     for ids, text in rules:
         if ids:
             reasons.append(f"{len(ids)} {text}: {_ids(ids)}")
-    if f2p and (why := proof_coverage.refusal(f2p, ev.changed_code)):
+    if f2p and (why := ran_changed.refusal(f2p, ev.changed_code)):
         reasons.append(why)
     if ev.markers:
         reasons.append(
@@ -244,7 +244,7 @@ def decide(
     if reasons:
         return Decision(CompareVerdict.NOT_PROVEN, reasons)
     rerun = claim(f2p, ev.rerun_ids, ev.rerun_whole, ev.reruns)
-    rerun += proof_coverage.note(f2p, ev.changed_code)
+    rerun += ran_changed.note(f2p, ev.changed_code)
     return Decision(
         CompareVerdict.VERIFIED,
         [
@@ -280,7 +280,7 @@ def proofs(
     head: VerdictFile,
     reruns: int,
     rerun_ids: Sequence[str] | None = None,
-    changed_code: Mapping[str, proof_coverage.ProofCode] | None = None,
+    changed_code: Mapping[str, ran_changed.ProofCode] | None = None,
 ) -> tuple[Proof, ...]:
     """Each FAIL_TO_PASS test that proves the fix, with where it is, how it failed on base's
     code and how often it was re-run per side (``reruns`` for those in ``rerun_ids``, every

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from verify_pr.sandbox import tree_files
-from verify_pr.verify import harness_hooks
-from verify_pr.verify.harness import HARNESS_DIRS, is_harness_path
-from verify_pr.verify.harness_refs import (
+from verify_pr.verify.harness import hooks
+from verify_pr.verify.harness.names import HARNESS_DIRS, is_harness_path
+from verify_pr.verify.harness.refs import (
     PathRef,
     Ref,
     python_imports,
@@ -100,12 +100,12 @@ class _View:
         if path not in self.hooked:
             self.hooked[path] = False  # a star-import cycle ends here
             texts, _cut = self.read(path)
-            found = any(harness_hooks.defines_hooks(t) for t in texts)
+            found = any(hooks.defines_hooks(t) for t in texts)
             if not found and depth < MAX_STAR_DEPTH:
                 found = any(
                     self.hooks(f, depth + 1)
                     for t in texts
-                    for m in harness_hooks.star_imports(t)
+                    for m in hooks.star_imports(t)
                     for f in _star_files(self, path, m)
                 )
             self.hooked[path] = found
@@ -239,7 +239,7 @@ def _test_module_plugins(
     for path in modules:
         texts, _cut = view.read(path)  # a cut file is named by the closure's own scan
         for text in texts:
-            for target in _files(view, harness_hooks.plugin_refs(path, text)):
+            for target in _files(view, hooks.plugin_refs(path, text)):
                 if target not in seeds:
                     found.setdefault(target, f"the test module {path} names it in pytest_plugins")
     return found

@@ -21,7 +21,7 @@ from verify_pr.models.report import (
 )
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.policy.cases import worst_by_id
-from verify_pr.verify.missing_deps import DEPENDENCIES_PREFIX, NOT_PROVEN_PREFIX
+from verify_pr.verify.runs.missing_deps import DEPENDENCIES_PREFIX, NOT_PROVEN_PREFIX
 
 
 def worst(report: TestReport | None) -> dict[str, TestStatus]:

@@ -36,8 +36,8 @@ from verify_pr.models.sandbox import ReportStatus
 from verify_pr.policy.proof import counts
 
 if TYPE_CHECKING:
-    from verify_pr.verify.patch_coverage import Session
-    from verify_pr.verify.rerun import Confirmation, Rerun
+    from verify_pr.verify.coverage.patch import Session
+    from verify_pr.verify.proof.rerun import Confirmation, Rerun
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ def assess(
 
 
 def _one(runs: list[Rerun], code: Sequence[str], session: Session) -> ProofCode:
-    from verify_pr.verify.patch_coverage import CoverageDataError, parse_line_data
+    from verify_pr.verify.coverage.patch import CoverageDataError, parse_line_data
 
     lines: list[str] = []
     unknown = refused = False

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from verify_pr.contract import WORK_DIR
-from verify_pr.verify.coverage_lines import FileLines, LineData
+from verify_pr.verify.coverage.lines import FileLines, LineData
 
 _NOT_CODE = re.compile(r"\s*(?://.*|/\*.*|\*.*|[})\];,]*)\s*")
 MAX_SOURCE_BYTES = 4 << 20

@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 import re
 
-from verify_pr.verify.harness_refs import Ref, named_refs
+from verify_pr.verify.harness.refs import Ref, named_refs
 
 PLUGINS_NAME = b"pytest_plugins"
 # A hook by name (a def, or a name bound to one), an explicit hook implementation, or a

@@ -37,10 +37,10 @@ from verify_pr.contract import new_report_path
 from verify_pr.models.report import TestCase, TestReport, TestStatus, Totals
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.verdict import MAX_REASONS, REASON_MAX_CHARS, VerdictFile
-from verify_pr.verify.select import modules_in, pytest_node_id
-from verify_pr.verify.suite import SuiteOutcome, SuitePlan, listed_testcases
-from verify_pr.verify.testcases import is_load_failure, statuses
-from verify_pr.verify.unloaded import load_failures
+from verify_pr.verify.pairing.unloaded import load_failures
+from verify_pr.verify.runs.select import modules_in, pytest_node_id
+from verify_pr.verify.runs.suite import SuiteOutcome, SuitePlan, listed_testcases
+from verify_pr.verify.runs.testcases import is_load_failure, statuses
 
 MAX_COMMAND = 60_000  # under the sandbox's 65536-character cap for --cmd
 
@@ -270,7 +270,7 @@ class OwnRun:
         if self.collect is None:
             self._ran = self._first  # whole: nothing to select
             return
-        from verify_pr.verify.pairing import pair
+        from verify_pr.verify.pairing.pairing import pair
 
         collection = self._first.result()
         found = collected(collection)

@@ -12,9 +12,9 @@ from verify_pr.models.report import EXECUTED, FAILING, RedFlag, TestReport, clea
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict
 from verify_pr.runners.config_code import REPLACES_RUNNER
-from verify_pr.verify.missing_deps import MissingModule
-from verify_pr.verify.missing_deps import reasons as missing_reasons
-from verify_pr.verify.output_errors import first_error_line, missing_module
+from verify_pr.verify.runs.missing_deps import MissingModule
+from verify_pr.verify.runs.missing_deps import reasons as missing_reasons
+from verify_pr.verify.runs.output_errors import first_error_line, missing_module
 
 _MISSING_TOOL = re.compile(
     rb"(not found|No module named|ModuleNotFoundError|Cannot find module|command not found)"

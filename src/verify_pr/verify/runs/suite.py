@@ -19,10 +19,10 @@ from verify_pr.reports._common import ReportSource
 from verify_pr.runners.base import ExpectedFailures, Runner
 from verify_pr.sandbox.resources import DEFAULT_RESOURCES, Resources
 from verify_pr.sandbox.run import SandboxRequest, SandboxRun, run_sandbox
-from verify_pr.verify import expected_failures
-from verify_pr.verify.loaderrors import load_error_texts
-from verify_pr.verify.missing_deps import MissingModule, missing_modules
-from verify_pr.verify.rules import Judgement, judge
+from verify_pr.verify.runs import expected_failures
+from verify_pr.verify.runs.loaderrors import load_error_texts
+from verify_pr.verify.runs.missing_deps import MissingModule, missing_modules
+from verify_pr.verify.runs.rules import Judgement, judge
 
 REPORT_PLACEHOLDER = "{report}"
 

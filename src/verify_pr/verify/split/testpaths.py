@@ -43,8 +43,8 @@ from verify_pr.runners.base import TestFiles
 from verify_pr.runners.pytest.ini import ini_sources
 from verify_pr.runners.registry import runner_named
 from verify_pr.sandbox import tree_files
-from verify_pr.verify import setup_name
-from verify_pr.verify.test_support import is_support_dir, product_imports
+from verify_pr.verify.split import setup_name
+from verify_pr.verify.split.test_support import is_support_dir, product_imports
 
 PYTEST_DEFAULT_FILES: tuple[str, ...] = ("test_*.py", "*_test.py")
 PYTHON_ALWAYS: tuple[str, ...] = ("conftest.py",)

@@ -32,7 +32,7 @@ from __future__ import annotations
 from verify_pr.models.report import TestStatus
 from verify_pr.models.verdict import VerdictFile
 from verify_pr.policy.nothing import DOC_SUFFIXES, gaps
-from verify_pr.verify.testcases import statuses
+from verify_pr.verify.runs.testcases import statuses
 
 __all__ = ["DOC_SUFFIXES", "REASON", "gaps", "reason"]
 REASON = (

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from verify_pr.errors import InputRefused, VerifyPrError
 from verify_pr.models.coverage import NOTE_MAX_CHARS, PatchCoverage
-from verify_pr.verify.patch_coverage import Session
-from verify_pr.verify.suite import SuiteOutcome, SuitePlan
+from verify_pr.verify.coverage.patch import Session
+from verify_pr.verify.runs.suite import SuiteOutcome, SuitePlan
 
 DIFF_BASE_FLAG = "--diff-base"
 
@@ -63,7 +63,7 @@ def start_run(repo: Path, rev: str, runner: str) -> RunCoverage:
     from verify_pr.git.changed_lines import changed_lines
     from verify_pr.git.hardened import HardenedGit, decode_path
     from verify_pr.git.source import locate, object_format
-    from verify_pr.verify.testpaths import rule_for, split
+    from verify_pr.verify.split.testpaths import rule_for, split
 
     try:
         with HardenedGit(repo, object_format=object_format(locate(repo))) as git:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from verify_pr.runners.registry import runner_named
 from verify_pr.sandbox import tree_files
-from verify_pr.verify.suite import SuiteOutcome
+from verify_pr.verify.runs.suite import SuiteOutcome
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from verify_pr.models.report import TestStatus
 from verify_pr.models.transitions import classify_plain, models, tally
 from verify_pr.models.verdict import VerdictFile
 from verify_pr.policy.pairing import Findings, findings
-from verify_pr.verify.suite import SuiteOutcome
-from verify_pr.verify.testcases import (
+from verify_pr.verify.runs.suite import SuiteOutcome
+from verify_pr.verify.runs.testcases import (
     expand_load_failures,
     is_load_failure,
     worst_cases,
@@ -57,15 +57,15 @@ def pair(
     (a fixture, an autouse guard or an import the PR changed around an untouched test).
     ``doubtful``: test files whose tests' status could be inverted by a marker the runner
     does not report (``bun_markers``), with why: no test of theirs proves anything."""
-    from verify_pr.verify import listing_runs
-    from verify_pr.verify.loaderrors import load_error_texts
+    from verify_pr.verify.runs import listing
+    from verify_pr.verify.runs.loaderrors import load_error_texts
 
     texts = load_error_texts(before.run.report)
     before_file = expand_load_failures(before.verdict, head.verdict, texts)
-    whole = listing_runs.whole(before, before_file, head, base_own)
+    whole = listing.whole(before, before_file, head, base_own)
     was, now, own = whole.before, whole.head, whole.base_own
     rows = classify_plain(was, now)
-    transitions = models(rows, listing_runs.DROPPED if whole.wide else frozenset())
+    transitions = models(rows, listing.DROPPED if whole.wide else frozenset())
     listed_before = {c.id for c in before.verdict.testcases}
     head_cases, before_cases = worst_cases(head.verdict), worst_cases(before_file)
     mixed_set = set(mixed)
@@ -91,7 +91,7 @@ def pair(
             )
         else:
             proofs.append(item.id)
-    listings, not_whole = listing_runs.encoded(whole)
+    listings, not_whole = listing.encoded(whole)
     if len(transitions) > MAX_TRANSITIONS:
         not_whole.append(
             f"{len(transitions)} tests changed status or side, more than the {MAX_TRANSITIONS} "

@@ -23,11 +23,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from verify_pr.verify import rerun
-from verify_pr.verify.pairing import pair
-from verify_pr.verify.patch_coverage import Session
-from verify_pr.verify.placed import late_tests, placed_files
-from verify_pr.verify.suite import SuiteOutcome, SuitePlan
+from verify_pr.verify.coverage.patch import Session
+from verify_pr.verify.pairing.pairing import pair
+from verify_pr.verify.proof import rerun
+from verify_pr.verify.runs.suite import SuiteOutcome, SuitePlan
+from verify_pr.verify.split.placed import late_tests, placed_files
 
 
 @dataclass(frozen=True)
