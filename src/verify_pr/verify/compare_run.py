@@ -17,7 +17,6 @@ What is compared (as GitHub tests a PR, ``refs/pull/N/merge``):
 
 from __future__ import annotations
 
-import dataclasses
 import shutil
 import tempfile
 from dataclasses import dataclass, field, replace
@@ -27,8 +26,6 @@ from verify_pr.errors import InputRefused
 from verify_pr.models.compare import CompareMethod, CompareResult
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict, VerdictFile
-from verify_pr.runners.base import ExpectedFailures, with_args
-from verify_pr.runners.registry import runner_named
 from verify_pr.sandbox import cancel, tree_files
 from verify_pr.sandbox.run import SandboxRun
 from verify_pr.verify.coverage import patch
@@ -42,8 +39,9 @@ from verify_pr.verify.pairing.removed import judge_removed
 from verify_pr.verify.proof import early, ran_changed, rerun
 from verify_pr.verify.runs.expected_failures import added_markers
 from verify_pr.verify.runs.parallel import SandboxPool
+from verify_pr.verify.runs.planner import Planner
 from verify_pr.verify.runs.suite import SuiteOutcome, SuitePlan
-from verify_pr.verify.settings import CompareSettings, SuiteSettings
+from verify_pr.verify.settings import CompareSettings
 from verify_pr.verify.split.placed import late_tests, linked_to, placed_files
 from verify_pr.verify.split.testpaths import TestPathRule, rule_for, split
 from verify_pr.verify.trees import overlay, sides
@@ -97,11 +95,12 @@ def run_compare(request: CompareRequest, settings: CompareSettings) -> CompareRu
         trees = _export(request, base_sha, head_sha, work)
         if trees.refusal is not None:
             return _refused(settings, base_sha, head_sha, trees)
+        # every run planned by base's runner (detected there once) and made alike
+        planner = Planner.on_base(settings.suite, trees.base)
         # one pool for every sandbox of the compare: each run starts once its inputs are known
-        suite = settings.suite
-        pool: _Pool = SandboxPool(lambda job: _run(suite, *job), suite.limits.resources)
+        pool: _Pool = SandboxPool(planner.run, settings.suite.limits.resources)
         with pool:
-            return _compare(request, settings, base_sha, head_sha, trees, work, pool)
+            return _compare(request, settings, planner, (base_sha, head_sha), trees, work, pool)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -109,8 +108,8 @@ def run_compare(request: CompareRequest, settings: CompareSettings) -> CompareRu
 def _compare(
     request: CompareRequest,
     settings: CompareSettings,
-    base_sha: str,
-    head_sha: str,
+    planner: Planner,
+    shas: tuple[str, str],
     trees: _Trees,
     work: Path,
     pool: _Pool,
@@ -118,8 +117,9 @@ def _compare(
     from verify_pr.sandbox.guard import check_tree
     from verify_pr.verify.runs.suite import tamper_signals
 
-    suite, strict = settings.suite, settings.strict_harness
-    base_plan = _plan(suite, trees.base)
+    base_sha, head_sha = shas
+    strict = settings.strict_harness
+    base_plan = planner.plan(trees.base)
     rule = rule_for(trees.base, base_plan.runner, trees.changed)
     # shared: the PR's version on both sides (tests, and whatever is not known to be code)
     shared, code = split(trees.changed, rule)
@@ -145,8 +145,8 @@ def _compare(
     )
     # the runner is base's; each run's import probe looks at the tree that run runs
     jobs = [
-        (before_tree, coverage.plan(_plan(suite, before_tree, base_plan.runner))),
-        (trees.after, coverage.plan(_plan(suite, trees.after, base_plan.runner))),
+        (before_tree, coverage.plan(planner.plan(before_tree))),
+        (trees.after, coverage.plan(planner.plan(trees.after))),
     ]
     # base's own run shows how the tests stood before the PR touched them: needed when it
     # edits or deletes a test path (or adds a conftest or data file beside them), or changes
@@ -155,7 +155,7 @@ def _compare(
     edited = [p for p in tests if _exists(trees.base, p) or not _is_module(rule, p)]
     # base's own run: a collection of the whole of base, then a run by id of what before and
     # head name (``base_own``); whole where the runner cannot list its tests
-    own = OwnRun(_plan(suite, trees.base, base_plan.runner), trees.base, edited, trees.changed)
+    own = OwnRun(planner.plan(trees.base), trees.base, edited, trees.changed)
     if edited or others:
         jobs.append(own.first_job())
     futures = pool.start(jobs)  # the whole runs share the cores when they outnumber them
@@ -192,7 +192,7 @@ def _compare(
         shared = sorted({*shared, *late.moved})
         tests = sorted({*tests, *late.moved})
         edited += [p for p in late.moved if _exists(trees.base, p)]
-        plan_again = coverage.plan(_plan(suite, before_tree, base_plan.runner))
+        plan_again = coverage.plan(planner.plan(before_tree))
         before = pool.run_all([(before_tree, plan_again)])[0]
         # a path moved to the test side: base's own run, by what the new before run names
         # (a whole one already run stands)
@@ -208,7 +208,9 @@ def _compare(
     tested = tuple(p for p in trees.changed if p in placed and _exists(trees.base, p))
     # a test module that is a link to a mixed file places its tests under the link's name
     mixed_links = sorted({*mixed, *linked_to(placed, roots, mixed)})
-    pairing = pair(before, head, base_own, mixed_links, _doubtful(base_plan, trees.after, head))
+    cases = (c.file for c in head.verdict.testcases)
+    doubtful = bun_markers.doubtful_under(base_plan.runner, trees.after, cases)
+    pairing = pair(before, head, base_own, mixed_links, doubtful)
     confirmation = early.kept(started_early, pairing.proofs, late.moved, coverage)
     if confirmation is None:
         confirmation = rerun.confirm(
@@ -269,14 +271,6 @@ def _compare(
     return CompareRun(
         result, before, head, base_own, findings=pairing.findings, listings=pairing.listings
     )
-
-
-def _doubtful(plan: SuitePlan, after: Path, head: SuiteOutcome) -> dict[str, str]:
-    """bun's test files whose tests could be expected failures it does not report."""
-    runner = runner_named(plan.runner)
-    if runner is None or runner.expected_failures is not ExpectedFailures.CANNOT:
-        return {}
-    return bun_markers.doubtful(after, (c.file for c in head.verdict.testcases))
 
 
 def _before_tree(trees: _Trees, work: Path, shared: list[str]) -> Path:
@@ -354,39 +348,10 @@ def _with_split(
     )
 
 
-def _plan(suite: SuiteSettings, base_tree: Path, runner: str | None = None) -> SuitePlan:
-    """The runner is detected on base: the PR cannot choose what judges it."""
-    from verify_pr.verify.runs.suite import plan_custom, plan_detected
-
-    if suite.command is not None:
-        return plan_custom(suite.command, suite.report_format or "")
-    plan = plan_detected(base_tree, runner or suite.runner)
-    detected = runner_named(plan.runner)
-    if detected is not None and not detected.compares:
-        # issue 38: the runner's selection, harness and re-runs are not wired yet
-        raise InputRefused(
-            f"compare does not support the {plan.runner} runner yet: use verify-pr run"
-        )
-    if detected is not None and detected.compare_args:
-        # the same words on every run keep the runs alike (pytest: a new test file that cannot
-        # import on base's code must not stop the others); the import probe's packages stay
-        # with the plan: without them the run never checks where they resolved (a package the
-        # PR turns into a namespace package imports the image's copy on head)
-        return dataclasses.replace(plan, command=with_args(plan.command, detected.compare_args))
-    return plan
-
-
 def _is_module(rule: TestPathRule, path: str) -> bool:
     """A test module by name (not a conftest, a snapshot, or a data file in a test folder)."""
     name = PurePosixPath(path).name
     return name != "conftest.py" and not name.endswith(".snap") and rule.is_test(name)
-
-
-def _run(suite: SuiteSettings, tree: Path, plan: SuitePlan) -> SuiteOutcome:
-    from verify_pr.verify.runs.suite import run_suite
-
-    limits = suite.limits
-    return run_suite(tree, plan, suite.image, limits.timeout_s, limits.max_output, limits.resources)
 
 
 _exists = tree_files.exists  # anything at the path, a link too, never followed

@@ -13,6 +13,7 @@ from verify_pr.models.compare import CompareResult, CompareVerdict
 from verify_pr.models.removed import RemovedStanding, RemovedTest, judge
 from verify_pr.models.report import TestStatus
 from verify_pr.publish.consistency import compare_problems
+from verify_pr.runners.registry import runner_named
 from verify_pr.verify.decision import decide as cmp
 from verify_pr.verify.runs.suite import SuiteOutcome
 from verify_pr.verify.runs.testcases import statuses
@@ -146,7 +147,9 @@ def test_a_test_in_a_code_path_of_the_pr_is_never_run_from_base(tmp_path: Path) 
     for tree in (base, after):
         tree.mkdir()
         (tree / "m.py").write_text("x = 1\n")
-    plan = SuitePlan("pytest", "python3 -m pytest --junitxml=/work/r.xml", "/work/r.xml", "junit")
+    plan = SuitePlan(
+        runner_named("pytest"), "python3 -m pytest --junitxml=/work/r.xml", "/work/r.xml", "junit"
+    )
     ran: list[object] = []
 
     def run_all(jobs: list[tuple[Path, SuitePlan]]) -> list[SuiteOutcome]:

@@ -26,7 +26,7 @@ from verify_pr.models.coverage import (
     CoverageState,
     PatchCoverage,
 )
-from verify_pr.runners.base import Coverage
+from verify_pr.runners.base import Coverage, Runner
 from verify_pr.sandbox.spool import ReportSpool
 from verify_pr.verify.coverage.lines import FileLines, LineData, summarize
 from verify_pr.verify.runs.suite import SuiteOutcome, SuitePlan
@@ -86,16 +86,13 @@ def parse_line_data(spool: ReportSpool, files: list[str], tree: Path | None = No
     return LineData(tool, parsed)
 
 
-def _coverage_of(runner: str) -> Coverage:
+def _coverage_of(runner: Runner | None) -> Coverage:
     """The runner's tracer, the suffixes it measures, and why not when there is none."""
-    from verify_pr.runners.registry import runner_named
-
-    found = runner_named(runner)
-    if found is None:
+    if runner is None:
         return Coverage(
             None, missing="not measured: an own command is run as given, without a tracer"
         )
-    return found.coverage()
+    return runner.coverage()
 
 
 def _regular(tree: Path, path: str) -> bool:
@@ -109,7 +106,7 @@ def _regular(tree: Path, path: str) -> bool:
 class Session:
     """One compare's measurement: the files, what each run returned, the summary."""
 
-    runner: str
+    runner: Runner | None  # None: an own command
     after_tree: Path
     changed: dict[str, tuple[int, ...]]  # code path -> its changed lines (after's numbering)
     # code path -> base's lines the PR removes or changes (base's numbering), and the tree
@@ -173,7 +170,8 @@ class Session:
         command = self._instrument(plan.command, self.files, path)
         if command is None:
             return plan
-        return dataclasses.replace(plan, command=command, coverage_path=path)
+        # the tracer wraps the whole line, the words after the runner too: nothing is added
+        return dataclasses.replace(plan, shell=command, argv=(), coverage_path=path)
 
     def take(self, outcome: SuiteOutcome, tree: Path | None = None) -> LineData | None:
         """What a traced run returned, parsed (jest's lines read from ``tree``, head's by
@@ -234,7 +232,7 @@ def start(
     git_dir: Path,
     base: str,
     after: str,
-    runner: str,
+    runner: Runner | None,
     after_tree: Path,
     code: list[str],
     before_tree: Path | None = None,

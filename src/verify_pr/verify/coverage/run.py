@@ -15,6 +15,7 @@ from pathlib import Path
 
 from verify_pr.errors import InputRefused, VerifyPrError
 from verify_pr.models.coverage import NOTE_MAX_CHARS, PatchCoverage
+from verify_pr.runners.base import Runner
 from verify_pr.verify.coverage.patch import Session
 from verify_pr.verify.runs.suite import SuiteOutcome, SuitePlan
 
@@ -52,13 +53,13 @@ class RunCoverage:
         return self.session.result(self.code)
 
 
-def _not_measured(runner: str, repo: Path, why: str) -> RunCoverage:
+def _not_measured(runner: Runner | None, repo: Path, why: str) -> RunCoverage:
     session = Session(runner, repo, {}, has_proof=False)
     session.reason = f"not measured: {why}"[:NOTE_MAX_CHARS]
     return RunCoverage(session, [])
 
 
-def start_run(repo: Path, rev: str, runner: str) -> RunCoverage:
+def start_run(repo: Path, rev: str, runner: Runner | None) -> RunCoverage:
     """The session for ``repo``'s HEAD against ``rev`` (checked by ``check_diff_base``)."""
     from verify_pr.git.changed_lines import changed_lines
     from verify_pr.git.hardened import HardenedGit, decode_path

@@ -37,6 +37,7 @@ from verify_pr.contract import new_report_path
 from verify_pr.models.report import TestCase, TestReport, TestStatus, Totals
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.verdict import MAX_REASONS, REASON_MAX_CHARS, VerdictFile
+from verify_pr.runners.base import Argv
 from verify_pr.verify.pairing.unloaded import load_failures
 from verify_pr.verify.runs.select import modules_in, pytest_node_id
 from verify_pr.verify.runs.suite import SuiteOutcome, SuitePlan, listed_testcases
@@ -51,17 +52,15 @@ Submit = Callable[[Job], "Future[SuiteOutcome]"]
 def collect_plan(whole: SuitePlan) -> SuitePlan | None:
     """The collection of the whole of base, or None where the runner cannot list its tests as
     a run names them (base's own run is then whole)."""
-    from verify_pr.runners.registry import runner_named
-
-    runner = runner_named(whole.runner)
-    if runner is None or whole.parse_name != whole.runner:
+    runner = whole.runner
+    if runner is None or whole.parse_name != runner.name:
         return None
     command = runner.collect_command(whole.command)
     if command is None:
         return None
     path = new_report_path(".xml")
     command = command.replace(whole.report_path, path)
-    return SuitePlan(whole.runner, command, path, whole.parse_name, whole.probed)
+    return SuitePlan(runner, command, path, whole.parse_name, whole.probed)
 
 
 @dataclass(frozen=True)
@@ -99,7 +98,7 @@ def collected(outcome: SuiteOutcome) -> Collected | None:
 class Selection:
     ids: tuple[str, ...]  # collected tests to run by id
     files: tuple[str, ...]  # test files base could not load: run again for their load error
-    words: str  # the shell words that select them
+    argv: Argv  # the words that select them
 
 
 def select(
@@ -130,14 +129,14 @@ def select(
         node = pytest_node_id(case, is_module)
         if node is None or node.startswith("-"):
             return None
-        words.append(shlex.quote(node))
-    words += [shlex.quote(f) for f in found.unloadable if not f.startswith("-")]
+        words.append(node)
+    words += [f for f in found.unloadable if not f.startswith("-")]
     if len(words) != len(chosen) + len(found.unloadable):
         return None
-    text = " ".join(dict.fromkeys(words))
-    if len(text) > MAX_COMMAND // 2:
+    argv = tuple(dict.fromkeys(words))
+    if len(shlex.join(argv)) > MAX_COMMAND // 2:
         return None
-    return Selection(tuple(c.id for c in chosen), found.unloadable, text)
+    return Selection(tuple(c.id for c in chosen), found.unloadable, argv)
 
 
 def seems_whole(found: Collected, before: VerdictFile, changed: Collection[str]) -> bool:
@@ -167,10 +166,10 @@ def _below(file: str | None, folders: tuple[str, ...]) -> bool:
 def by_id_plan(whole: SuitePlan, selection: Selection) -> SuitePlan | None:
     """Base's own command with the selection as its arguments (None: too long a command)."""
     path = new_report_path(".xml")
-    command = f"{whole.command.replace(whole.report_path, path)} -- {selection.words}"
-    if len(command) > MAX_COMMAND:
-        return None
-    return SuitePlan(whole.runner, command, path, whole.parse_name, whole.probed)
+    shell = whole.shell.replace(whole.report_path, path)
+    plan = SuitePlan(whole.runner, shell, path, whole.parse_name, whole.probed, argv=whole.argv)
+    plan = plan.adding(("--", *selection.argv))
+    return None if len(plan.command) > MAX_COMMAND else plan
 
 
 def merge(
@@ -279,8 +278,8 @@ class OwnRun:
         if found is not None and not seems_whole(found, before.verdict, self.changed):
             found = None
         selection = select(found, paired, self.edited, self.base_tree) if found else None
-        plan = by_id_plan(self.whole, selection) if selection and selection.words else None
-        if found is None or selection is None or (selection.words and plan is None):
+        plan = by_id_plan(self.whole, selection) if selection and selection.argv else None
+        if found is None or selection is None or (selection.argv and plan is None):
             self._ran = submit((self.base_tree, self.whole))
             return
         self._found = (found, selection, collection)

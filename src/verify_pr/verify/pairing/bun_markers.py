@@ -36,6 +36,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from verify_pr.runners.base import ExpectedFailures, Runner
 from verify_pr.sandbox import tree_files
 
 _DOUBT = re.compile(
@@ -71,6 +72,16 @@ WHY_CLOSURE = (
     "one (it refers to failing or todo, aliases a test function, or cannot be followed): its "
     "status could be inverted"
 )
+
+
+def doubtful_under(
+    runner: Runner | None, tree: Path, files: Iterable[str | None]
+) -> dict[str, str]:
+    """``doubtful`` where ``runner`` cannot say a test's expected failure (bun); nothing where
+    its report or our recorder does, or for an own command (no runner to ask)."""
+    if runner is None or runner.expected_failures is not ExpectedFailures.CANNOT:
+        return {}
+    return doubtful(tree, files)
 
 
 def doubtful(tree: Path, files: Iterable[str | None]) -> dict[str, str]:

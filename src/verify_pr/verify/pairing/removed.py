@@ -24,7 +24,7 @@ from verify_pr.contract import new_report_path
 from verify_pr.models.removed import RemovedStanding, RemovedTest, judge
 from verify_pr.models.report import TestCase
 from verify_pr.models.sandbox import RunStatus
-from verify_pr.runners.registry import runner_named
+from verify_pr.runners.base import Argv
 from verify_pr.sandbox import tree_files
 from verify_pr.verify.runs.select import batch_selector, modules_in
 from verify_pr.verify.runs.suite import SuiteOutcome, SuitePlan
@@ -69,9 +69,9 @@ def judge_removed(
         from verify_pr.sandbox.guard import check_tree
 
         check_tree(tree)
-        words = batch_selector(plan.runner, cases, modules_in(tree))
-        if words is not None:
-            outcome = run_all([(tree, _selected(plan, words))])[0]
+        argv = batch_selector(plan.runner, cases, modules_in(tree))
+        if argv is not None:
+            outcome = run_all([(tree, _selected(plan, argv))])[0]
     on_head = {}
     completed = outcome is not None and outcome.verdict.sandbox.status is RunStatus.COMPLETED
     if outcome is not None and outcome.report is not None and completed:
@@ -85,7 +85,7 @@ def _runnable(
 ) -> list[TestCase]:
     """The cases a pytest selector reaches, in a plain file of base's tree that is none of
     the PR's code paths."""
-    if runner_named(plan.runner) is None:  # an own command: no selection by id
+    if plan.runner is None:  # an own command: no selection by id
         return []
     found = [
         c
@@ -98,11 +98,9 @@ def _runnable(
     return found[:MAX_REMOVED_IDS]
 
 
-def _selected(plan: SuitePlan, words: str) -> SuitePlan:
+def _selected(plan: SuitePlan, argv: Argv) -> SuitePlan:
     suffix = plan.report_path[plan.report_path.rindex(".") :]
-    path = new_report_path(suffix)
-    command = plan.command.replace(plan.report_path, path) + f" {words}"
-    return SuitePlan(plan.runner, command, path, plan.parse_name)
+    return plan.reporting_to(new_report_path(suffix)).adding(argv)
 
 
 BROKEN = (

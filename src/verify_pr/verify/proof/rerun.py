@@ -20,7 +20,7 @@ from pathlib import Path
 from verify_pr.contract import new_report_path
 from verify_pr.models.report import FAILING, STATUS_RANK, TestCase, TestReport, TestStatus
 from verify_pr.models.sandbox import RunStatus
-from verify_pr.runners.registry import runner_named
+from verify_pr.runners.base import Argv, Runner
 from verify_pr.verify.runs.select import batch_selector, modules_in, repeated_selector
 from verify_pr.verify.runs.suite import SuiteOutcome, SuitePlan
 from verify_pr.verify.runs.testcases import is_load_failure, worst_cases
@@ -64,10 +64,10 @@ class Rerun:
 
 @dataclass(frozen=True)
 class _Group:
-    """Tests re-run together: the words that select them, and how many repetitions each run
-    of a side holds (1: a runner process per repetition)."""
+    """Tests re-run together: the words that select them (none: the whole suite), and how
+    many repetitions each run of a side holds (1: a runner process per repetition)."""
 
-    words: str
+    argv: Argv
     cases: list[TestCase]
     times: int = 1
 
@@ -104,12 +104,12 @@ def confirm(
         if repeated is not None:
             groups.append(_Group(repeated, alone, flake_runs))
         else:
-            words = batch_selector(plan.runner, alone, is_module) or ""
-            groups.append(_Group(words, alone))
+            argv = batch_selector(plan.runner, alone, is_module) or ()
+            groups.append(_Group(argv, alone))
     # an own command (or a name no selector can reach) re-runs whole, one test at a time:
     # flakes still show, an order-dependent failure may not (the reason says so: ``claim``)
     whole = [c for c in cases if c not in together]
-    groups += [_Group("", [c]) for c in whole]
+    groups += [_Group((), [c]) for c in whole]
     trees = (before_tree, after_tree)
     planned = [_runs(plan, group, trees, flake_runs) for group in groups]
     # every group's every run at once: the sandboxes take them as slots free up
@@ -120,7 +120,7 @@ def confirm(
         done = [(next(outcomes), run) for run in runs]
         outcome |= _standings(group, done)
         ids = tuple(c.id for c in group.cases)
-        made += [Rerun(ids, run.want_failure, not group.words, o) for o, run in done]
+        made += [Rerun(ids, run.want_failure, not group.argv, o) for o, run in done]
     flaky = tuple(i for i, v in outcome.items() if v is _Standing.FLAKY)
     unconfirmed = tuple(i for i, v in outcome.items() if v is _Standing.UNCONFIRMED)
     ids = tuple(c.id for c in cases)
@@ -128,7 +128,7 @@ def confirm(
     return Confirmation(True, flaky, unconfirmed, ids, whole_ids, tuple(made))
 
 
-def _apart(runner: str, cases: list[TestCase]) -> list[list[TestCase]]:
+def _apart(runner: Runner | None, cases: list[TestCase]) -> list[list[TestCase]]:
     """The selectable cases in the runner processes that keep each proof's test file apart
     from the others: one process per file (pytest, vitest and bun import every file they are
     given into one process, where a sibling module's import-time patch of the code would
@@ -136,8 +136,7 @@ def _apart(runner: str, cases: list[TestCase]) -> list[list[TestCase]]:
     registry and environment (``repeated_selector``)."""
     if not cases:
         return []
-    found = runner_named(runner)
-    if found is not None and found.isolates_files:
+    if runner is not None and runner.isolates_files:
         return [cases]
     files: dict[str | None, list[TestCase]] = {}
     for case in cases:
@@ -177,13 +176,11 @@ def _runs(plan: SuitePlan, group: _Group, trees: tuple[Path, Path], flake_runs: 
     """The runs that make ``flake_runs`` repetitions per side, in the order they count:
     repetition by repetition, before then after, each with its own report path."""
     suffix = plan.report_path[plan.report_path.rindex(".") :]
-    words = f" {group.words}" if group.words else ""
     runs = []
     for _ in range(flake_runs // group.times):
         for tree, want_failure in ((trees[0], True), (trees[1], False)):
             path = new_report_path(suffix)
-            command = plan.command.replace(plan.report_path, path) + words
-            job = (tree, SuitePlan(plan.runner, command, path, plan.parse_name))
+            job = (tree, plan.reporting_to(path).adding(group.argv))
             runs.append(_Run(job, want_failure))
     return runs
 

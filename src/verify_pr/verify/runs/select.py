@@ -3,20 +3,19 @@ runner's selection appended (one test, or the FAIL_TO_PASS tests together).
 
 Each runner says how it selects (``Runner.select``, ``select_batch``, ``select_repeated``:
 argv words, or None where it cannot; ``runners/pytest/select.py``, ``runners/node/select.py``);
-here they become shell words, each quoted (``shlex``), since selections are built from a
-report's testcase (untrusted text). A test that cannot be selected gives None: the caller says
+they stay argv in the plan (``SuitePlan.argv``) and are quoted for the shell once, where the
+plan becomes the sandbox's command, since selections are built from a report's testcase
+(untrusted text). A test that cannot be selected gives None: the caller says
 so. An own command (``custom``) has no runner behind it: nothing is selected.
 """
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path, PurePosixPath
 
 from verify_pr.models.report import TestCase
-from verify_pr.runners.base import Argv, IsModule
+from verify_pr.runners.base import Argv, IsModule, Runner
 from verify_pr.runners.pytest.select import pytest_node_id
-from verify_pr.runners.registry import runner_named
 from verify_pr.sandbox.tree_files import is_plain_file
 
 __all__ = [
@@ -42,29 +41,24 @@ def modules_in(*trees: Path) -> IsModule:
     return is_module
 
 
-def _words(argv: Argv | None) -> str | None:
-    return None if argv is None else shlex.join(argv)
-
-
-def selector(runner: str, case: TestCase, is_module: IsModule | None = None) -> str | None:
-    """Shell words to append to ``runner``'s command so that only ``case`` runs (``is_module``:
-    see ``pytest_node_id``)."""
-    found = runner_named(runner)
-    return None if found is None else _words(found.select(case, is_module))
+def selector(
+    runner: Runner | None, case: TestCase, is_module: IsModule | None = None
+) -> Argv | None:
+    """The words to add to ``runner``'s command so that only ``case`` runs (``is_module``: see
+    ``pytest_node_id``); None for an own command (``runner`` None) or a case it cannot reach."""
+    return None if runner is None else runner.select(case, is_module)
 
 
 def batch_selector(
-    runner: str, cases: list[TestCase], is_module: IsModule | None = None
-) -> str | None:
-    """Shell words that run exactly ``cases`` (and, for the JS runners, any test of the same
+    runner: Runner | None, cases: list[TestCase], is_module: IsModule | None = None
+) -> Argv | None:
+    """The words that run exactly ``cases`` (and, for the JS runners, any test of the same
     files that shares one of their names): one runner process for the whole proof."""
-    found = runner_named(runner)
-    return None if found is None else _words(found.select_batch(cases, is_module))
+    return None if runner is None else runner.select_batch(cases, is_module)
 
 
-def repeated_selector(runner: str, cases: list[TestCase], times: int) -> str | None:
-    """Shell words that run exactly ``cases`` ``times`` times over in one runner process, one
+def repeated_selector(runner: Runner | None, cases: list[TestCase], times: int) -> Argv | None:
+    """The words that run exactly ``cases`` ``times`` times over in one runner process, one
     repetition after the other, or None where the runner cannot (then a process per
     repetition)."""
-    found = runner_named(runner)
-    return None if found is None else _words(found.select_repeated(cases, times))
+    return None if runner is None else runner.select_repeated(cases, times)

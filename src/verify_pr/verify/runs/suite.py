@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from verify_pr.contract import CustomFormat, new_report_path
+from verify_pr.contract import CUSTOM_RUNNER, CustomFormat, new_report_path
 from verify_pr.errors import InputRefused, ReportError
 from verify_pr.models.report import FAILING, ReportFormat, TestCase, TestReport, TestStatus
 from verify_pr.models.verdict import (
@@ -16,7 +16,7 @@ from verify_pr.models.verdict import (
     VerdictFile,
 )
 from verify_pr.reports._common import ReportSource
-from verify_pr.runners.base import ExpectedFailures, Runner
+from verify_pr.runners.base import Argv, ExpectedFailures, Runner, with_args
 from verify_pr.sandbox.resources import DEFAULT_RESOURCES, Resources
 from verify_pr.sandbox.run import SandboxRequest, SandboxRun, run_sandbox
 from verify_pr.verify.runs import expected_failures
@@ -29,14 +29,40 @@ REPORT_PLACEHOLDER = "{report}"
 
 @dataclass(frozen=True)
 class SuitePlan:
-    """What to run: a detected runner's command, or the caller's with {report} filled in."""
+    """What to run: a detected runner's command, or the caller's with {report} filled in.
 
-    runner: str
-    command: str
+    ``shell`` is the runner's own text (its import probes, environment and the runner: a
+    script the runner builds) or the caller's command; ``argv`` are the words the stages add
+    (the compare's arguments, a selection by id), quoted for the shell in one place,
+    ``command``: the line the sandbox runs and the verdict file shows."""
+
+    runner: Runner | None  # None: the caller's own command, which no runner stands behind
+    shell: str
     report_path: str
     parse_name: str  # a runner name, or a CustomFormat value
     probed: tuple[str, ...] = ()  # the tree's packages the import probe reports on
     coverage_path: str | None = None  # the tracer's data, returned as coverage.txt
+    argv: Argv = ()
+
+    @property
+    def command(self) -> str:
+        """``shell`` followed by ``argv``, each word quoted (``runners.base.with_args``)."""
+        return with_args(self.shell, self.argv)
+
+    @property
+    def runner_name(self) -> str:
+        """The runner as the verdict file names it: ``custom`` for an own command."""
+        return CUSTOM_RUNNER if self.runner is None else self.runner.name
+
+    def adding(self, argv: Argv) -> SuitePlan:
+        """This plan with ``argv`` after the words it already has."""
+        return replace(self, argv=(*self.argv, *argv))
+
+    def reporting_to(self, path: str) -> SuitePlan:
+        """This plan's runner and words writing the report to ``path`` (a re-run's own), with
+        neither the import probe's packages nor a tracer: a run by id of some tests."""
+        shell = self.shell.replace(self.report_path, path)
+        return SuitePlan(self.runner, shell, path, self.parse_name, argv=self.argv)
 
 
 @dataclass(frozen=True)
@@ -50,12 +76,16 @@ class SuiteOutcome:
 def plan_detected(tree: Path, runner_choice: str) -> SuitePlan:
     from verify_pr.runners.detect import detect_runner
 
-    runner = detect_runner(tree, runner_choice)
+    return plan_for(tree, detect_runner(tree, runner_choice))
+
+
+def plan_for(tree: Path, runner: Runner) -> SuitePlan:
+    """``runner``'s plan for ``tree``, with a report at a fresh random path."""
     suffix = ".xml" if runner.report_format == "junit" else ".json"
     path = new_report_path(suffix)
     # the command may depend on the tree (pytest's src layout, the import probes)
     planned = runner.plan(path, tree)
-    return SuitePlan(runner.name, planned.command, path, runner.name, planned.probed)
+    return SuitePlan(runner, planned.command, path, runner.name, planned.probed)
 
 
 def plan_custom(command: str, report_format: str) -> SuitePlan:
@@ -66,21 +96,19 @@ def plan_custom(command: str, report_format: str) -> SuitePlan:
     if REPORT_PLACEHOLDER not in command:
         raise InputRefused("--command must contain {report}, replaced by the report path")
     path = new_report_path(".xml" if fmt is CustomFormat.JUNIT else ".json")
-    return SuitePlan("custom", command.replace(REPORT_PLACEHOLDER, path), path, fmt.value)
+    return SuitePlan(None, command.replace(REPORT_PLACEHOLDER, path), path, fmt.value)
 
 
 def _parse(plan: SuitePlan, data: ReportSource) -> TestReport:
     from verify_pr.reports.jest_json import parse_jest_json
     from verify_pr.reports.junit import parse_junit
-    from verify_pr.runners.detect import all_runners
 
     if plan.parse_name == CustomFormat.JUNIT:
         return parse_junit(data)
     if plan.parse_name == CustomFormat.JEST_JSON:
         return parse_jest_json(data)
-    for runner in all_runners():
-        if runner.name == plan.parse_name:
-            return runner.parse(data)
+    if plan.runner is not None:
+        return plan.runner.parse(data)
     raise ReportError(f"no parser for {plan.parse_name}")
 
 
@@ -96,19 +124,17 @@ def tamper_signals(tree: Path, plan: SuitePlan, output: bytes = b"") -> list[str
 
 def _runner(plan: SuitePlan) -> Runner | None:
     """The runner behind ``plan``'s command and report; None for an own command."""
-    from verify_pr.runners.registry import runner_named
-
-    runner = runner_named(plan.runner)
-    return runner if runner is not None and plan.parse_name == plan.runner else None
+    runner = plan.runner
+    return runner if runner is not None and plan.parse_name == runner.name else None
 
 
 def _tamper(tree: Path, plan: SuitePlan) -> list[str]:
+    """The plan's runner's signals; every runner's under an own command (any could be in it)."""
     from verify_pr.runners.detect import all_runners
 
     signals: list[str] = []
-    for runner in all_runners():
-        if plan.runner in (runner.name, "custom"):
-            signals += runner.tamper_signals(tree)
+    for runner in all_runners() if plan.runner is None else (plan.runner,):
+        signals += runner.tamper_signals(tree)
     return list(dict.fromkeys(signals))
 
 
@@ -156,9 +182,10 @@ def run_suite(
     max_output: int,
     resources: Resources = DEFAULT_RESOURCES,
 ) -> SuiteOutcome:
+    command = plan.command  # argv joined to the runner's text, once, here
     request = SandboxRequest(
         tree,
-        plan.command,
+        command,
         image,
         timeout_s,
         max_output,
@@ -189,9 +216,9 @@ def run_suite(
     verdict = VerdictFile(
         verdict=judgement.verdict,
         reasons=reasons,
-        runner=plan.runner,
+        runner=plan.runner_name,
         runner_version=report.runner_version if report else None,
-        command=plan.command[:4096],
+        command=command[:4096],
         totals=report.totals if report else None,
         testcases=listed_testcases(report) if report else (),
         sandbox=run.result,

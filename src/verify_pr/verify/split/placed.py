@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from verify_pr.runners.registry import runner_named
+from verify_pr.runners.base import Runner
 from verify_pr.sandbox import tree_files
 from verify_pr.verify.runs.suite import SuiteOutcome
 
@@ -46,12 +46,13 @@ def placed_files(outcomes: Iterable[SuiteOutcome | None], trees: Sequence[Path])
     return files
 
 
-def late_tests(code: Sequence[str], placed: set[str], base_tree: Path, runner: str) -> LateTests:
+def late_tests(
+    code: Sequence[str], placed: set[str], base_tree: Path, runner: Runner | None
+) -> LateTests:
     """A code path a report places tests in moves to the test side when it is new in the PR,
     or whatever it is under a runner that runs tests only from test files (jest); base's code
     with tests (doctests, vitest in-source tests) stays code whose tests prove nothing."""
-    found = runner_named(runner)
-    only_tests = found is not None and found.tests_only_in_test_files
+    only_tests = runner is not None and runner.tests_only_in_test_files
     moved, mixed = [], []
     for path in code:
         if path not in placed:

@@ -39,9 +39,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from verify_pr.runners.base import TestFiles
+from verify_pr.contract import CUSTOM_RUNNER
+from verify_pr.runners.base import Runner, TestFiles
 from verify_pr.runners.pytest.ini import ini_sources
-from verify_pr.runners.registry import runner_named
 from verify_pr.sandbox import tree_files
 from verify_pr.verify.split import setup_name
 from verify_pr.verify.split.test_support import is_support_dir, product_imports
@@ -167,21 +167,21 @@ def package_testing_dirs(tree: Path, paths: Iterable[str]) -> frozenset[str]:
     return frozenset(found)
 
 
-def rule_for(base_tree: Path, runner: str, changed: Iterable[str] = ()) -> TestPathRule:
-    """The rule of base's runner; ``custom`` (own command) takes the union of both families.
-    ``changed`` are the paths it will judge (to find package ``testing`` folders)."""
+def rule_for(base_tree: Path, runner: Runner | None, changed: Iterable[str] = ()) -> TestPathRule:
+    """The rule of base's runner; an own command (``runner`` None) takes the union of both
+    families. ``changed`` are the paths it will judge (to find package ``testing`` folders)."""
     packages = package_testing_dirs(base_tree, changed)
-    found = runner_named(runner)
-    family = None if found is None else found.test_files
+    name = CUSTOM_RUNNER if runner is None else runner.name
+    family = None if runner is None else runner.test_files
     if family is TestFiles.PYTHON:
-        return _pytest_rule(base_tree, packages, runner)
+        return _pytest_rule(base_tree, packages, name)
     if family is TestFiles.JAVASCRIPT:
-        return TestPathRule(runner, JS_FILES, JS_DIRS, sources=JS_SOURCES)
+        return TestPathRule(name, JS_FILES, JS_DIRS, sources=JS_SOURCES)
     if family is TestFiles.GO:
-        return TestPathRule(runner, GO_FILES, GO_DIRS, sources=GO_SOURCES)
-    py = _pytest_rule(base_tree, packages, runner)
+        return TestPathRule(name, GO_FILES, GO_DIRS, sources=GO_SOURCES)
+    py = _pytest_rule(base_tree, packages, name)
     return TestPathRule(
-        runner,
+        name,
         py.file_globs + JS_FILES,
         tuple(dict.fromkeys(py.dir_names + JS_DIRS)),
         py.roots,
