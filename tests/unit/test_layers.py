@@ -27,7 +27,7 @@ the stages it builds on, and none imports the entry (cli, compare_run) that call
 | coverage        | runs, split                        |
 | pairing         | runs, trees                        |
 | proof           | runs, split, coverage, pairing     |
-| decision        | runs, pairing, proof               |
+| decision        | every stage above                  |
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ STAGES: dict[str, tuple[str, ...]] = {
     "coverage": ("runs", "split"),
     "pairing": ("runs", "trees"),
     "proof": ("runs", "split", "coverage", "pairing"),
-    "decision": ("runs", "pairing", "proof"),
+    "decision": ("runs", "trees", "harness", "split", "coverage", "pairing", "proof"),
 }
 VERIFY = PACKAGE / "verify"
 ENTRY_POINTS = {

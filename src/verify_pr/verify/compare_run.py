@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from verify_pr.errors import InputRefused
-from verify_pr.models.compare import CompareMethod, CompareResult
+from verify_pr.models.compare import CompareResult
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.sandbox import cancel, tree_files
@@ -31,20 +31,25 @@ from verify_pr.sandbox.run import SandboxRun
 from verify_pr.verify.coverage import patch
 from verify_pr.verify.decision import decide
 from verify_pr.verify.harness import closure
+from verify_pr.verify.harness.facts import HarnessFacts
 from verify_pr.verify.harness.names import harness_files
 from verify_pr.verify.pairing import bun_markers, unloaded
 from verify_pr.verify.pairing.base_own import OwnRun
 from verify_pr.verify.pairing.pairing import Findings, pair
 from verify_pr.verify.pairing.removed import judge_removed
 from verify_pr.verify.proof import early, ran_changed, rerun
+from verify_pr.verify.proof.facts import ProofFacts
+from verify_pr.verify.runs.compare_runs import CompareRuns
 from verify_pr.verify.runs.expected_failures import added_markers
 from verify_pr.verify.runs.parallel import SandboxPool
 from verify_pr.verify.runs.planner import Planner
 from verify_pr.verify.runs.suite import SuiteOutcome, SuitePlan
 from verify_pr.verify.settings import CompareSettings
+from verify_pr.verify.split.changed import ChangedPaths
 from verify_pr.verify.split.placed import late_tests, linked_to, placed_files
 from verify_pr.verify.split.testpaths import TestPathRule, rule_for, split
 from verify_pr.verify.trees import overlay, sides
+from verify_pr.verify.trees.export import Exported, export
 
 _Pool = SandboxPool[tuple[Path, SuitePlan], SuiteOutcome]
 
@@ -70,16 +75,6 @@ class CompareRun:
     listings: dict[str, bytes] | None = field(default=None, kw_only=True)
 
 
-@dataclass(frozen=True)
-class _Trees:
-    base: Path
-    after: Path
-    context: decide.Context
-    changed: list[str]
-    refusal: str | None = None
-    renames: tuple[tuple[str, str], ...] = ()
-
-
 def run_compare(request: CompareRequest, settings: CompareSettings) -> CompareRun:
     """Export the trees, run each in its own sandbox, re-run the proof, compare: made as
     ``settings`` say (read once from the flags, at the entry)."""
@@ -92,15 +87,15 @@ def run_compare(request: CompareRequest, settings: CompareSettings) -> CompareRu
     work = Path(tempfile.mkdtemp(prefix="verify-pr-compare-"))
     cancel.discard(work)  # a signal removes it at once too (``sandbox/cancel.py``)
     try:
-        trees = _export(request, base_sha, head_sha, work)
-        if trees.refusal is not None:
-            return _refused(settings, base_sha, head_sha, trees)
+        trees = export(request.git_dir, base_sha, head_sha, work)
+        if trees.context.refusal is not None:
+            return _refused(settings, trees)
         # every run planned by base's runner (detected there once) and made alike
         planner = Planner.on_base(settings.suite, trees.base)
         # one pool for every sandbox of the compare: each run starts once its inputs are known
         pool: _Pool = SandboxPool(planner.run, settings.suite.limits.resources)
         with pool:
-            return _compare(request, settings, planner, (base_sha, head_sha), trees, work, pool)
+            return _compare(request, settings, planner, trees, work, pool)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -109,15 +104,14 @@ def _compare(
     request: CompareRequest,
     settings: CompareSettings,
     planner: Planner,
-    shas: tuple[str, str],
-    trees: _Trees,
+    trees: Exported,
     work: Path,
     pool: _Pool,
 ) -> CompareRun:
     from verify_pr.sandbox.guard import check_tree
     from verify_pr.verify.runs.suite import tamper_signals
 
-    base_sha, head_sha = shas
+    base_sha, head_sha = trees.context.base_sha, trees.context.head_sha
     strict = settings.strict_harness
     base_plan = planner.plan(trees.base)
     rule = rule_for(trees.base, base_plan.runner, trees.changed)
@@ -235,45 +229,38 @@ def _compare(
         pool.run_all,
     )
     changed_code = ran_changed.assess(pairing.proofs, code, confirmation, coverage)
-    evidence = decide.Evidence(
-        base_own=base_own,
-        markers=tuple(added_markers(trees.base, trees.after, tests)),
-        flaky=confirmation.flaky,
-        unconfirmed=confirmation.unconfirmed,
-        reruns=settings.flake_runs if confirmation.checked else 0,
-        rerun_ids=confirmation.rerun,
-        rerun_whole=confirmation.whole,
-        harness_notes=tuple(scan.reasons(strict)),
-        mixed=tuple(mixed),
-        # the startup modules the head run read from the image, checked against base's tree
-        base_tamper=tuple(tamper_signals(trees.base, base_plan, head.run.output)),
-        late_tests=late.moved,
-        tested_paths=tested,
-        others=tuple(others),  # late-moved paths join both shared and tests: unchanged
-        changed=tuple(trees.changed),
-        edited=tuple(sorted(set(edited))),
-        removed=gone.tests,
-        removed_run=gone.outcome,
-        changed_code=changed_code,
+    stages = decide.Stages(
+        trees.context,
+        CompareRuns(before, head, base_own, gone.outcome, gone.tests),
+        ChangedPaths(
+            changed=tuple(trees.changed),
+            rule=rule.describe(),
+            tests=tuple(shared),
+            code=tuple(code),
+            others=tuple(others),  # late-moved paths join both shared and tests: unchanged
+            edited=tuple(sorted(set(edited))),
+            late_tests=late.moved,
+            mixed=tuple(mixed),
+            tested=tested,
+        ),
+        HarnessFacts(
+            files=tuple(harness),
+            strict=strict,
+            notes=tuple(scan.reasons(strict)),
+            # the startup modules the head run read from the image, checked against base's
+            base_tamper=tuple(tamper_signals(trees.base, base_plan, head.run.output)),
+            markers=tuple(added_markers(trees.base, trees.after, tests)),
+        ),
+        ProofFacts.of(confirmation, settings.flake_runs, changed_code),
     )
-    result = decide.build_result(
-        base_sha,
-        head_sha,
-        before,
-        head,
-        harness,
-        strict,
-        evidence=evidence,
-        context=_with_split(trees.context, rule, shared, code),
-        pairing=pairing,
-    )
+    result = decide.build_result(stages, pairing)
     result = result.model_copy(update={"patch_coverage": coverage.result(code)})
     return CompareRun(
         result, before, head, base_own, findings=pairing.findings, listings=pairing.listings
     )
 
 
-def _before_tree(trees: _Trees, work: Path, shared: list[str]) -> Path:
+def _before_tree(trees: Exported, work: Path, shared: list[str]) -> Path:
     """The base tip with the PR's version of every shared path (base's tip itself, run
     once, when there is none)."""
     if not shared:
@@ -281,71 +268,6 @@ def _before_tree(trees: _Trees, work: Path, shared: list[str]) -> Path:
     before_tree = _copy(trees.base, work / "before")
     overlay.overlay_paths(trees.after, before_tree, shared)
     return before_tree
-
-
-def _export(request: CompareRequest, base_sha: str, head_sha: str, work: Path) -> _Trees:
-    from verify_pr.git.hardened import HardenedGit, decode_path
-
-    fmt = "sha256" if len(base_sha) == 64 else "sha1"
-    with HardenedGit(request.git_dir, object_format=fmt) as git:
-        git.require_commit(base_sha, "base")
-        git.require_commit(head_sha, "head")
-        merge_bases = git.merge_bases(base_sha, head_sha)
-        empty = Path()
-        if not merge_bases:
-            why = "base and head share no history (no merge base): nothing to compare"
-            return _Trees(empty, empty, decide.Context(CompareMethod.NONE), [], why)
-        first = merge_bases[0]
-        if git.is_ancestor(head_sha, base_sha):
-            why = "head is already part of base (it is an ancestor of base): nothing to compare"
-            ctx = decide.Context(CompareMethod.NONE, merge_base=first)
-            return _Trees(empty, empty, ctx, [], why)
-        changed: set[str] = set()
-        renames: set[tuple[str, str]] = set()
-        for merge_base in merge_bases:  # criss-cross history: every best base counts
-            changed.update(decode_path(p) for p in git.changed_paths(merge_base, head_sha))
-            renames.update(
-                (decode_path(a), decode_path(b)) for a, b in git.renamed_paths(merge_base, head_sha)
-            )
-        if base_sha in merge_bases:
-            ctx = decide.Context(CompareMethod.HEAD, merge_base=first)
-            after = git.export(head_sha, work, "head")
-        else:
-            merge = git.merge_tree(base_sha, head_sha)
-            conflicts = tuple(decode_path(p) for p in merge.conflicts)
-            ctx = decide.Context(
-                CompareMethod.MERGE, merge_base=first, merge_tree=merge.tree, conflicts=conflicts
-            )
-            if conflicts:
-                shown = ", ".join(conflicts[:5]) + (" ..." if len(conflicts) > 5 else "")
-                why = (
-                    f"head does not merge cleanly into base: {len(conflicts)} conflicting "
-                    f"path(s) ({shown}); rebase the PR on its base branch"
-                )
-                return _Trees(empty, empty, ctx, sorted(changed), why)
-            after = git.export_tree(merge.tree, work, "merge")
-            # the merged tree is classified whole: merge-ort follows a rename made on base,
-            # so a path the PR's own diff does not name can still differ from base's tip
-            changed.update(decode_path(p) for p in git.changed_paths(base_sha, merge.tree))
-            renames.update(
-                (decode_path(a), decode_path(b)) for a, b in git.renamed_paths(base_sha, merge.tree)
-            )
-        base = git.export(base_sha, work, "base")
-    return _Trees(base, after, ctx, sorted(changed), renames=tuple(sorted(renames)))
-
-
-def _with_split(
-    ctx: decide.Context, rule: TestPathRule, tests: list[str], code: list[str]
-) -> decide.Context:
-    return decide.Context(
-        ctx.method,
-        ctx.merge_base,
-        ctx.merge_tree,
-        ctx.conflicts,
-        rule.describe(),
-        tuple(tests),
-        tuple(code),
-    )
 
 
 def _is_module(rule: TestPathRule, path: str) -> bool:
@@ -362,9 +284,9 @@ def _copy(src: Path, dest: Path) -> Path:
     return dest
 
 
-def _refused(settings: CompareSettings, base_sha: str, head_sha: str, trees: _Trees) -> CompareRun:
+def _refused(settings: CompareSettings, trees: Exported) -> CompareRun:
     """Nothing ran: both sides are placeholders that say so."""
-    why = trees.refusal or "nothing ran"
+    why = trees.context.refusal or "nothing ran"
     sandbox = SandboxResult(
         status=RunStatus.ERROR,
         exit_code=None,
@@ -386,15 +308,8 @@ def _refused(settings: CompareSettings, base_sha: str, head_sha: str, trees: _Tr
     )
     outcome = SuiteOutcome(verdict, SandboxRun(sandbox, b"", None))
     pairing = pair(outcome, outcome)
+    harness = HarnessFacts(tuple(harness_files(trees.changed)), settings.strict_harness)
     result = decide.build_result(
-        base_sha,
-        head_sha,
-        outcome,
-        outcome,
-        harness_files(trees.changed),
-        settings.strict_harness,
-        evidence=decide.Evidence(refusal=why),
-        context=trees.context,
-        pairing=pairing,
+        decide.Stages(trees.context, CompareRuns(outcome, outcome), harness=harness), pairing
     )
     return CompareRun(result, outcome, outcome, findings=pairing.findings)

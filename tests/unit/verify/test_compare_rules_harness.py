@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.verify.helpers import BASE_SHA, FIXED_BASE, FIXED_HEAD, HEAD_SHA
+from tests.unit.verify.helpers import FIXED_BASE, FIXED_HEAD, decided_result
 from tests.unit.verify.helpers import outcome as _outcome
 from verify_pr.models.compare import CompareVerdict
-from verify_pr.verify.decision import decide as cmp
 from verify_pr.verify.harness.names import harness_files, is_harness_path
 from verify_pr.verify.trees.overlay import overlay_harness
 
@@ -80,11 +79,10 @@ def test_overlay_copies_base_and_deletes_head_only(tmp_path: Path) -> None:
 @pytest.mark.parametrize("strict", [False, True])
 def test_harness_notes_are_reasons_that_block_verified(strict: bool) -> None:
     note = "vendor/lib: a submodule the export leaves empty"
-    ev = cmp.Evidence(harness_notes=(note,))
     base, head = _outcome(FIXED_BASE), _outcome(FIXED_HEAD)
-    result = cmp.build_result(BASE_SHA, HEAD_SHA, base, head, [], strict, evidence=ev)
+    result = decided_result(base, head, strict=strict, notes=(note,))
     assert result.verdict is CompareVerdict.NOT_PROVEN
     assert note in result.reasons
     # positive control: the same runs without the note are VERIFIED
-    plain = cmp.build_result(BASE_SHA, HEAD_SHA, base, head, [], strict)
+    plain = decided_result(base, head, strict=strict)
     assert plain.verdict is CompareVerdict.VERIFIED

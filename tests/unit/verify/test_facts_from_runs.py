@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.unit.verify.helpers import decided_result
 from verify_pr.models.compare import Transition
 from verify_pr.models.listing import LISTING_FILES, decode
 from verify_pr.models.report import ReportFormat, TestCase, TestReport, TestStatus, Totals
@@ -126,8 +127,7 @@ def test_a_test_module_linked_to_a_code_file_places_tests_in_the_code_file(
 def _build(
     before: SuiteOutcome, head: SuiteOutcome, own: SuiteOutcome | None = None, **ev: object
 ) -> cmp.CompareResult:
-    evidence = cmp.Evidence(base_own=own, **ev)  # type: ignore[arg-type]
-    return cmp.build_result(BASE_SHA, HEAD_SHA, before, head, [], False, evidence=evidence)
+    return decided_result(before, head, base_own=own, **ev)
 
 
 def test_tests_in_a_mixed_file_prove_nothing_and_the_honest_twin_does() -> None:
@@ -183,7 +183,7 @@ def test_a_side_wider_than_its_result_file_is_paired_whole_from_its_report() -> 
     cases = [_case(f"t{i}", "tests/test_m.py", P) for i in range(3)]
     before = _outcome([_case("t0", "tests/test_m.py", F), *cases[1:]])
     paired = pair(before, _capped(_outcome(cases), 2))
-    result = cmp.build_result(BASE_SHA, HEAD_SHA, before, _capped(_outcome(cases), 2), [], False)
+    result = decided_result(before, _capped(_outcome(cases), 2))
     assert result.verdict == "VERIFIED", result.reasons
     assert paired.listings is not None
     assert decode(paired.listings[LISTING_FILES["head"]]) == dict.fromkeys((c.id for c in cases), P)
@@ -192,7 +192,7 @@ def test_a_side_wider_than_its_result_file_is_paired_whole_from_its_report() -> 
     assert result.counts.pass_to_pass == 2
     # the attack: a failure of head that its verdict file leaves out still regresses
     broken = _outcome([*cases[:2], _case("t2", "tests/test_m.py", F)])
-    attack = cmp.build_result(BASE_SHA, HEAD_SHA, before, _capped(broken, 2), [], False)
+    attack = decided_result(before, _capped(broken, 2))
     assert attack.verdict == "NOT_PROVEN"
     assert any("pass on base and fail on head" in r for r in attack.reasons), attack.reasons
     # a side whose listing disagrees with its verdict file (a worse duplicate left out)
@@ -203,7 +203,7 @@ def test_a_side_wider_than_its_result_file_is_paired_whole_from_its_report() -> 
         twice.run,
         twice.report,
     )
-    apart = cmp.build_result(BASE_SHA, HEAD_SHA, before, odd, [], False)
+    apart = decided_result(before, odd)
     assert apart.verdict == "NOT_PROVEN"
     assert any("cannot be paired whole" in r for r in apart.reasons), apart.reasons
     # a run within its verdict file carries no listing

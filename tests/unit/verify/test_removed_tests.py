@@ -7,7 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.verify.helpers import BASE_SHA, HEAD_SHA, E, F, P, S, ran_changed_code
+from tests.unit.verify.helpers import (
+    HEAD_SHA,
+    E,
+    F,
+    P,
+    S,
+    decided_result,
+    ran_changed_code,
+)
 from tests.unit.verify.helpers import outcome as _outcome
 from verify_pr.models.compare import CompareResult, CompareVerdict
 from verify_pr.models.removed import RemovedStanding, RemovedTest, judge
@@ -40,16 +48,15 @@ def _result(on_head: dict[str, TestStatus] | None) -> CompareResult:
             pairing.proofs,
             statuses(own.verdict),
         )
-    ev = cmp.Evidence(
+    return decided_result(
+        before,
+        head,
         base_own=own,
         edited=("m.py",),
         removed=tests,
         removed_run=removed_run,
         changed_code=ran_changed_code(before, head, own),  # what a real fix's re-runs show
-    )
-    context = cmp.Context(code_paths=("x.py",))
-    return cmp.build_result(
-        BASE_SHA, HEAD_SHA, before, head, [], False, evidence=ev, context=context
+        code=("x.py",),
     )
 
 

@@ -19,22 +19,25 @@ from verify_pr.models.compare import (
     MAX_LISTED_PATHS,
     MAX_PROOFS,
     RULE_MAX_CHARS,
-    CompareMethod,
     CompareResult,
     CompareVerdict,
     Proof,
 )
-from verify_pr.models.removed import RemovedTest
 from verify_pr.models.report import RedFlag
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.verdict import REASON_MAX_CHARS, Verdict, VerdictFile
 from verify_pr.policy.cases import executed_none, exit_disagrees
+from verify_pr.verify.harness.facts import HarnessFacts
 from verify_pr.verify.pairing import base_own, nothing, removed, unloaded
 from verify_pr.verify.pairing.pairing import Findings, Pairing, findings, pair
 from verify_pr.verify.proof import ran_changed
+from verify_pr.verify.proof.facts import ProofFacts
 from verify_pr.verify.proof.rerun import claim
+from verify_pr.verify.runs.compare_runs import CompareRuns
 from verify_pr.verify.runs.suite import SuiteOutcome
 from verify_pr.verify.runs.testcases import image_gap_as_fail, worst_cases
+from verify_pr.verify.split.changed import ChangedPaths
+from verify_pr.verify.trees.export import Context
 
 # the tests reach the pairing through this module
 __all__ = ["Findings", "Pairing", "findings", "pair"]
@@ -109,38 +112,15 @@ class Decision:
 
 
 @dataclass(frozen=True)
-class Evidence:
-    """What the runs showed beyond the before/head pairing."""
+class Stages:
+    """What the stages of one compare handed on, each its own typed object: the decision and
+    the result file read these, and nothing else of the compare."""
 
-    base_own: SuiteOutcome | None = None  # base's code with base's own tests
-    markers: tuple[str, ...] = ()  # test files where the PR adds expected-failure markers
-    flaky: tuple[str, ...] = ()  # FAIL_TO_PASS ids whose re-runs did not repeat
-    unconfirmed: tuple[str, ...] = ()  # FAIL_TO_PASS ids that could not be re-run
-    reruns: int = 0
-    # the FAIL_TO_PASS tests re-run ``reruns`` times per side (None: every one of them)
-    rerun_ids: tuple[str, ...] | None = None
-    rerun_whole: tuple[str, ...] = ()  # of those, re-run with the whole suite (no selector)
-    refusal: str | None = None  # nothing ran: conflicts, already merged...
-    harness_notes: tuple[str, ...] = ()  # harness beyond names, empty submodules (closure)
-    # code files the PR changes in which a run placed tests (doctests, in-source tests): the
-    # tests there changed with the code, so none of them can prove the fix
-    mixed: tuple[str, ...] = ()
-    # the tamper signals of base's own tree: a signal is new only when base lacks it (the
-    # before run holds the PR's tests, so its signals cannot tell); None: the before run's
-    base_tamper: tuple[str, ...] | None = None
-    late_tests: tuple[str, ...] = ()  # code by base's rule, tests by the runs: moved over
-    tested_paths: tuple[str, ...] = ()  # paths of base the PR changes that a run placed tests in
-    others: tuple[str, ...] = ()  # the changed paths that are neither test nor code
-    changed: tuple[str, ...] | None = None  # every path the PR changes (None: not known)
-    # the test paths of base the PR edits or deletes, and conftest or data files beside tests
-    # (base's own run ran for them, or for ``others``)
-    edited: tuple[str, ...] = ()
-    # the tests of base gone on head, run from base's file on head's code (``removed``)
-    removed: tuple[RemovedTest, ...] = ()
-    removed_run: SuiteOutcome | None = None
-    # each FAIL_TO_PASS test: did its re-runs run changed code (``ran_changed``); None:
-    # the rule is not applied (a caller that has no re-runs to read)
-    changed_code: Mapping[str, ran_changed.ProofCode] | None = None
+    context: Context  # trees: the commits, how after was made, why nothing ran
+    runs: CompareRuns  # runs: before, head, base's own, the gone tests' run
+    paths: ChangedPaths = field(default_factory=ChangedPaths)  # split
+    harness: HarnessFacts = field(default_factory=HarnessFacts)  # harness
+    proof: ProofFacts = field(default_factory=ProofFacts)  # proof: the re-runs
 
 
 def _ids(ids: Sequence[str]) -> str:
@@ -148,27 +128,22 @@ def _ids(ids: Sequence[str]) -> str:
     return shown + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
 
 
-def decide(
-    before: Side,
-    head: Side,
-    pairing: Pairing,
-    harness_changed: Sequence[str],
-    strict_harness: bool,
-    evidence: Evidence | None = None,
-) -> Decision:
+def decide(before: Side, head: Side, pairing: Pairing, stages: Stages) -> Decision:
     """Every rule is checked and every failing rule gives a reason. ``before`` is base's code
     with the PR's tests; what stands against the PR is the pairing's (``Pairing.findings``)."""
-    ev = evidence or Evidence()
+    paths, tamper, proof = stages.paths, stages.harness, stages.proof
+    own_run = stages.runs.base_own
+    harness_changed = tamper.files
     paired_any = any(pairing.counts.model_dump().values())  # transitions may omit PASS_TO_PASS
-    if ev.refusal is not None:
-        return Decision(CompareVerdict.NOT_PROVEN, [ev.refusal])
+    if stages.context.refusal is not None:
+        return Decision(CompareVerdict.NOT_PROVEN, [stages.context.refusal])
     own = None
-    if ev.base_own is not None:
-        only = base_own.nothing_ran(ev.base_own)
-        own = Side("base's own", ev.base_own, load_errors_expected=True, collected_only=only)
+    if own_run is not None:
+        only = base_own.nothing_ran(own_run)
+        own = Side("base's own", own_run, load_errors_expected=True, collected_only=only)
     # head's test files that cannot load are forgiven only when they never loaded before the
     # PR either: in base's own run, untouched by the PR, with the same error
-    loads = unloaded.judge(before.outcome, head.outcome, ev.base_own, ev.changed)
+    loads = unloaded.judge(before.outcome, head.outcome, own_run, paths.changed)
     head = replace(head, loads_predate=bool(loads.forgiven))
     sides = [side for side in (before, head, own) if side is not None]
     blocked = [why for side in sides if (why := side.blocked())]
@@ -176,15 +151,15 @@ def decide(
         return Decision(CompareVerdict.BLOCKED, blocked)
     reasons = [why for side in sides for why in side.distrust()]
     reasons += loads.reasons
-    if harness_changed and not strict_harness:
+    if harness_changed and not tamper.strict:
         shown = ", ".join(harness_changed[:5]) + (" ..." if len(harness_changed) > 5 else "")
         reasons.append(
             f"the PR changes {len(harness_changed)} file(s) that judge it ({shown}): "
             "rerun with --strict-harness to run head's tests with base's harness"
         )
-    reasons += ev.harness_notes
+    reasons += tamper.notes
     reasons += pairing.not_whole
-    known = before.outcome.tamper if ev.base_tamper is None else ev.base_tamper
+    known = before.outcome.tamper if tamper.base_tamper is None else tamper.base_tamper
     new_tamper = [s for s in head.outcome.tamper if s not in known]
     if new_tamper:
         reasons.append(f"head adds harness tamper signals: {'; '.join(new_tamper)[:300]}")
@@ -212,45 +187,46 @@ def decide(
             "code with the PR's version of the test",
         ),
         (found.regressed, "test(s) pass on base and fail on head"),
-        (removed.broken(found.gone, ev.removed), removed.BROKEN),
-        (removed.still_gone(found.gone, ev.removed), "test(s) of base are gone on head"),
+        (removed.broken(found.gone, stages.runs.removed), removed.BROKEN),
+        (removed.still_gone(found.gone, stages.runs.removed), "test(s) of base are gone on head"),
         (found.newly_skipped, "test(s) of base are newly skipped"),
         (found.newly_expected, "test(s) of base are newly expected to fail (never a pass)"),
         (found.added_failing, "test(s) new on head fail there"),
         (
-            list(ev.flaky),
+            list(proof.flaky),
             "FAIL_TO_PASS test(s) are flaky (re-run by id without the rest of the suite, "
             "they did not fail every time on base's code and pass every time on head)",
         ),
-        (list(ev.unconfirmed), "FAIL_TO_PASS test(s) could not be re-run by id"),
+        (list(proof.unconfirmed), "FAIL_TO_PASS test(s) could not be re-run by id"),
     )
     for ids, text in rules:
         if ids:
             reasons.append(f"{len(ids)} {text}: {_ids(ids)}")
-    if f2p and (why := ran_changed.refusal(f2p, ev.changed_code)):
+    if f2p and (why := ran_changed.refusal(f2p, proof.changed_code)):
         reasons.append(why)
-    if ev.markers:
+    if tamper.markers:
         reasons.append(
             "the PR adds expected-failure markers (pytest xfail, jest test.failing, vitest "
-            f"test.fails, todo), which turn a failure into a pass, in: {_ids(ev.markers)}"
+            f"test.fails, todo), which turn a failure into a pass, in: {_ids(tamper.markers)}"
         )
     if no_fix is not None and reasons == [no_fix]:  # clean: did the PR break nothing?
         was, now = before.outcome.verdict, head.outcome.verdict
-        with_tests = (*ev.mixed, *ev.late_tests, *ev.tested_paths)
-        gaps = nothing.gaps(was, now, harness_changed, bool(ev.edited), with_tests, ev.others)
+        with_tests = (*paths.mixed, *paths.late_tests, *paths.tested)
+        gaps = nothing.gaps(was, now, harness_changed, bool(paths.edited), with_tests, paths.others)
         if not gaps:
             return Decision(CompareVerdict.NOTHING_TO_PROVE, [nothing.reason(was, now)])
         reasons += gaps
     if reasons:
         return Decision(CompareVerdict.NOT_PROVEN, reasons)
-    rerun = claim(f2p, ev.rerun_ids, ev.rerun_whole, ev.reruns)
-    rerun += ran_changed.note(f2p, ev.changed_code)
+    rerun = claim(f2p, proof.rerun_ids, proof.rerun_whole, proof.reruns)
+    rerun += ran_changed.note(f2p, proof.changed_code)
     return Decision(
         CompareVerdict.VERIFIED,
         [
             f"{len(f2p)} test(s) fail on base's code with the PR's tests and pass on the PR's "
-            f"code{rerun}; none regressed, {removed.none_removed(ev.removed)}skipped or "
-            f"expected to fail; every run completed with a clean report{removed.note(ev.removed)}"
+            f"code{rerun}; none regressed, {removed.none_removed(stages.runs.removed)}skipped or "
+            "expected to fail; every run completed with a clean report"
+            f"{removed.note(stages.runs.removed)}"
         ],
     )
 
@@ -259,19 +235,6 @@ def _gap_as_fail(outcome: SuiteOutcome, who: str) -> SuiteOutcome:
     said = ": the same test file(s) fail to load in base's own run, untouched by the PR"
     verdict = image_gap_as_fail(outcome.verdict, f"the {who} run", said)
     return replace(outcome, verdict=verdict)
-
-
-@dataclass(frozen=True)
-class Context:
-    """What was compared, for the result file."""
-
-    method: CompareMethod | None = None
-    merge_base: str | None = None
-    merge_tree: str | None = None
-    conflicts: tuple[str, ...] = ()
-    test_rule: str | None = None
-    test_paths: tuple[str, ...] = ()
-    code_paths: tuple[str, ...] = ()
 
 
 def proofs(
@@ -306,26 +269,25 @@ def proofs(
     return tuple(found[:MAX_PROOFS])
 
 
-def build_result(
-    base_sha: str,
-    head_sha: str,
-    before: SuiteOutcome,
-    head: SuiteOutcome,
-    harness_changed: Sequence[str],
-    strict_harness: bool,
-    *,
-    evidence: Evidence | None = None,
-    context: Context | None = None,
-    pairing: Pairing | None = None,
-) -> CompareResult:
-    """``before`` is base's code with the PR's tests; ``pairing`` (computed here when not
-    given) pairs it, load failures expanded, with head."""
-    ev, ctx = evidence or Evidence(), context or Context()
-    paired = pairing or pair(before, head, ev.base_own, ev.mixed)
-    if unloaded.judge(before, head, ev.base_own, ev.changed).forgiven and ev.base_own:
+def build_result(stages: Stages, pairing: Pairing | None = None) -> CompareResult:
+    """The result file of one compare from its stages' hand-offs. ``pairing`` (computed here
+    when not given) pairs before (base's code with the PR's tests), load failures expanded,
+    with head."""
+    runs, ctx, paths, tamper, proof = (
+        stages.runs,
+        stages.context,
+        stages.paths,
+        stages.harness,
+        stages.proof,
+    )
+    before, head = runs.before, runs.head
+    paired = pairing or pair(before, head, runs.base_own, paths.mixed)
+    if unloaded.judge(before, head, runs.base_own, paths.changed).forgiven and runs.base_own:
         # their only failures are files that never loaded before the PR: the FAIL they show
-        head, own = _gap_as_fail(head, "head"), _gap_as_fail(ev.base_own, "base's own")
-        ev = replace(ev, base_own=own)
+        own = _gap_as_fail(runs.base_own, "base's own")
+        runs = replace(runs, head=_gap_as_fail(head, "head"), base_own=own)
+        head = runs.head
+        stages = replace(stages, runs=runs)
     before_file, transitions = paired.before, paired.transitions
     expanded = SuiteOutcome(before_file, before.run, before.report, before.tamper)
     decision = decide(
@@ -333,18 +295,16 @@ def build_result(
         Side("base", expanded, load_errors_expected=True),
         Side("head", head),
         paired,
-        harness_changed,
-        strict_harness,
-        ev,
+        stages,
     )
     reasons = tuple(r[:REASON_MAX_CHARS] for r in decision.reasons[:MAX_COMPARE_REASONS])
     return CompareResult(
         verdict=decision.verdict,
         reasons=reasons,
-        base_sha=base_sha,
-        head_sha=head_sha,
-        strict_harness=strict_harness,
-        harness_files_changed=tuple(harness_changed[:MAX_HARNESS_FILES]),
+        base_sha=ctx.base_sha,
+        head_sha=ctx.head_sha,
+        strict_harness=tamper.strict,
+        harness_files_changed=tamper.files[:MAX_HARNESS_FILES],
         counts=paired.counts,
         transitions=tuple(transitions),
         base=before_file,
@@ -353,18 +313,23 @@ def build_result(
         merge_base=ctx.merge_base,
         merge_tree=ctx.merge_tree,
         conflicts=ctx.conflicts[:MAX_LISTED_PATHS],
-        test_rule=ctx.test_rule[:RULE_MAX_CHARS] if ctx.test_rule else None,
-        test_paths=ctx.test_paths[:MAX_LISTED_PATHS],
-        code_paths=ctx.code_paths[:MAX_LISTED_PATHS],
-        base_own=ev.base_own.verdict if ev.base_own else None,
-        edited_test_paths=ev.edited[:MAX_LISTED_PATHS],
-        other_paths=ev.others[:MAX_LISTED_PATHS],
+        test_rule=paths.rule[:RULE_MAX_CHARS] if paths.rule else None,
+        test_paths=paths.tests[:MAX_LISTED_PATHS],
+        code_paths=paths.code[:MAX_LISTED_PATHS],
+        base_own=runs.base_own.verdict if runs.base_own else None,
+        edited_test_paths=paths.edited[:MAX_LISTED_PATHS],
+        other_paths=paths.others[:MAX_LISTED_PATHS],
         proofs=proofs(
-            paired.proofs, before_file, head.verdict, ev.reruns, ev.rerun_ids, ev.changed_code
+            paired.proofs,
+            before_file,
+            head.verdict,
+            proof.reruns,
+            proof.rerun_ids,
+            proof.changed_code,
         ),
         test_changed=tuple(paired.findings.test_changed[:MAX_PROOFS]),
-        flaky=tuple(ev.flaky[:MAX_PROOFS]),
-        expected_failure_markers=ev.markers[:MAX_LISTED_PATHS],
-        removed_run=ev.removed_run.verdict if ev.removed_run else None,
-        removed_tests=ev.removed[:MAX_LISTED_PATHS],
+        flaky=tuple(proof.flaky[:MAX_PROOFS]),
+        expected_failure_markers=tamper.markers[:MAX_LISTED_PATHS],
+        removed_run=runs.removed_run.verdict if runs.removed_run else None,
+        removed_tests=runs.removed[:MAX_LISTED_PATHS],
     )
