@@ -3,7 +3,7 @@
 The changed lines are those the work tree's HEAD commit (what the run runs) adds or changes
 against ``REV``, read by the hardened git (never the tree's own config or hooks). The code
 files are chosen by the same split compare uses (``testpaths.rule_for``/``split``), and the
-measuring is compare's ``patch_coverage.Session`` with no proof. When the figures could be
+measuring is compare's ``coverage.patch.Session`` with no proof. When the figures could be
 wrong (``REV`` not in the repository, the measured files changed in the work tree, git
 failing), the run is "not measured" with why, never a guess. Nothing here feeds a verdict.
 """

@@ -95,7 +95,7 @@ class _View:
 
     def hooks(self, path: str, depth: int = 0) -> bool:
         """Whether either tree's version of ``path`` defines pytest hooks, itself or through
-        a module it star-imports (``harness_hooks``): product code imported for its hooks is
+        a module it star-imports (``hooks``): product code imported for its hooks is
         harness where the hooks are."""
         if path not in self.hooked:
             self.hooked[path] = False  # a star-import cycle ends here

@@ -19,7 +19,7 @@ Two ways the runner's own hooks reach code the name rule and the import closure 
   in any form, is taken as defining hooks (fail closed; issue 33, classes 4 and 7). Residual:
   a module the imported one imports itself (not star) is not read.
 
-Pure: bytes in, answers out. ``harness_closure`` walks the trees.
+Pure: bytes in, answers out. ``closure`` walks the trees.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Harness files: the files that decide how the tests run or how their results are reported.
 
 A PR that changes one can make its own tests pass without fixing anything, so the comparison
-names them (``compare.decide``) and ``--strict-harness`` runs head's tests with base's versions.
+names them (``decision.decide``) and ``--strict-harness`` runs head's tests with base's versions.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What a harness file refers to, from its bytes alone: modules it imports, paths it names.
 
-The pure half of the harness scan (``harness_closure`` is the other: the trees, the closure):
+The pure half of the harness scan (``closure`` is the other: the trees, the closure):
 text in, references out, in the order they stand, with no file read and nothing executed. A
 reference is a module (``root`` + dotted name, as an ``import`` or pytest would look it up)
 or a candidate path; the closure keeps those that exist in the trees.

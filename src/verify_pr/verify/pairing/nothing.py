@@ -1,6 +1,6 @@
 """NOTHING TO PROVE: a PR that fixes nothing and, as far as the suite can tell, breaks nothing.
 
-``compare.decide`` asks this only when a comparison is clean but for one reason: no test fails
+``decision.decide`` asks this only when a comparison is clean but for one reason: no test fails
 on base's code and passes on head. Then the PR may still be a docs change or a pure refactor,
 which deserves a verdict of its own (exit 0, a ``success`` check) rather than NOT PROVEN. It is
 given only when "broke nothing" can be said honestly, so each rule here closes a way to hide a

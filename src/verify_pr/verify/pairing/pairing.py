@@ -1,7 +1,7 @@
 """Before against head, paired once: the transitions, the proofs, and what stands against the PR.
 
 ``pair`` is computed once from the whole reports; the re-runs (``rerun.confirm``), the verdict
-(``compare.decide``), the result file and the summary's lists all take its ``Pairing`` rather
+(``decision.decide``), the result file and the summary's lists all take its ``Pairing`` rather
 than classifying the runs again, so what the summary lists is what the verdict used. What
 stands against the PR (``Findings``) is the policy's (``policy.pairing``): the publish job
 computes it from the artifact with the same function.

@@ -1,7 +1,7 @@
 """Head's test files that cannot load: forgiven only when they never loaded before the PR either.
 
 A head run whose report shows a test file that failed to load is refused as evidence
-(``compare.Side.distrust``): a PR can break an untouched test file's import (through a helper,
+(``decide.Side.distrust``): a PR can break an untouched test file's import (through a helper,
 a conftest, or the code it imports) to hide that file's failures behind "did not load". Some
 projects ship a file that cannot load on base as on head (a stale ES-module copy jest cannot
 read, a test of a module the project dropped); refusing those would make such a project

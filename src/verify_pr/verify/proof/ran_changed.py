@@ -4,7 +4,7 @@ A test that fails on base's code and passes on head proves a fix only if what di
 the sides made the difference, and the only thing that differs is the content of the PR's code
 files (``verify.sides``). So a proof counts only if its re-runs by id ran a line the PR changed
 in a code file: on head an added or changed line, on before a line the PR removes or changes
-(base's numbering), as the same tracer measured it on both sides (``patch_coverage.Session``;
+(base's numbering), as the same tracer measured it on both sides (``coverage.patch.Session``;
 docs/coverage.md, "A proof must run changed code").
 
 - The PR changes no code file: no proof counts (NO_CODE), whatever the tests say.

@@ -47,7 +47,7 @@ class Confirmation:
     rerun: tuple[str, ...] = ()
     # of those, the ones re-run with the whole suite: no selector reaches their id
     whole: tuple[str, ...] = ()
-    # every re-run made, with the tests it re-ran: what ``proof_coverage`` reads
+    # every re-run made, with the tests it re-ran: what ``ran_changed`` reads
     runs: tuple[Rerun, ...] = field(default=(), compare=False)
 
 
@@ -88,7 +88,7 @@ def confirm(
     run_all: RunJobs,
 ) -> Confirmation:
     """Re-run the first ``MAX_RERUN_IDS`` of the FAIL_TO_PASS tests that can prove the fix
-    (``compare.Pairing.proofs``) ``flake_runs`` times per side."""
+    (``pairing.Pairing.proofs``) ``flake_runs`` times per side."""
     if flake_runs == 0:
         return Confirmation()
     if not f2p:

@@ -8,7 +8,7 @@ to the code side. A code path of the PR in which a run placed a test is then eit
   runs tests only from the files its testMatch or testRegex selects; or
 - kept as code and marked *mixed*: a file of base that is code and test at once (a module
   with doctests, vitest's in-source tests). Its tests changed together with the code, so none
-  of them can prove the fix (``compare.pair``).
+  of them can prove the fix (``pairing.pair``).
 Symlinks are resolved inside each tree (a test module that is a link to a code file places
 its tests in that code file too). Reads are lstat and readlink on our own fresh exports.
 """
