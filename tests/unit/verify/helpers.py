@@ -1,5 +1,6 @@
 """Helpers the verdict-rule tests share: a sandbox result, and a whole run of a suite; and for the
-compare rule tests, their statuses, shas, a proving pair of runs and the summary of a pairing."""
+compare rule tests, their statuses, shas, a proving pair of runs, a result decided from the
+stages' hand-offs (``decided_result``) and the summary of a pairing."""
 
 from __future__ import annotations
 
