@@ -21,12 +21,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from verify_pr.verify.runs.suite import SuiteOutcome, SuitePlan
     from verify_pr.verify.settings import SuiteSettings
-    from verify_pr.verify.suite import SuiteOutcome, SuitePlan
 
 
 def main(argv: list[str]) -> int:
-    from verify_pr.verify import cli, compare_run, parallel
+    from verify_pr.verify import cli, compare_run
+    from verify_pr.verify.runs import parallel
 
     cores = float(argv[0])
     runs: list[tuple[float, str]] = []

@@ -21,14 +21,15 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from verify_pr.verify.suite import SuitePlan
+    from verify_pr.verify.runs.suite import SuitePlan
 
 T0 = time.perf_counter()
 EVENTS: list[tuple[float, float, str, str, str]] = []
 
 
-def wrap(module: ModuleType, name: str, describe: Callable[..., str] | None = None) -> None:
-    """Record each call of ``module.name`` (the callers look it up at call time)."""
+def wrap(module: ModuleType | type, name: str, describe: Callable[..., str] | None = None) -> None:
+    """Record each call of ``module.name`` (the callers look it up at call time); a class's
+    method too (``Planner.run``: the pool calls it through the planner)."""
     inner = getattr(module, name)
 
     @functools.wraps(inner)
@@ -44,24 +45,29 @@ def wrap(module: ModuleType, name: str, describe: Callable[..., str] | None = No
     setattr(module, name, timed)
 
 
-def _run_what(_suite: object, tree: Path, plan: SuitePlan) -> str:
+def _run_what(_planner: object, job: tuple[Path, SuitePlan]) -> str:
+    tree, plan = job
     return f"{tree.name} ...{plan.command[-60:]}"
 
 
 def main(argv: list[str]) -> int:
     from verify_pr.sandbox import guard
-    from verify_pr.verify import cli, compare, compare_run, early_proof, harness_closure, rerun
+    from verify_pr.verify import cli, compare_run
+    from verify_pr.verify.decision import decide
+    from verify_pr.verify.harness import closure
+    from verify_pr.verify.proof import early, rerun
+    from verify_pr.verify.runs.planner import Planner
 
-    wrap(compare_run, "_export")
+    wrap(compare_run, "export")
     wrap(compare_run, "_before_tree")
-    wrap(compare_run, "_run", _run_what)
+    wrap(Planner, "run", _run_what)
     wrap(guard, "check_tree", lambda tree: tree.name)
-    wrap(harness_closure, "scan")
-    wrap(compare, "pair")
-    wrap(compare, "build_result")
+    wrap(closure, "scan")
+    wrap(compare_run, "pair")
+    wrap(decide, "build_result")
     wrap(rerun, "confirm")
-    wrap(early_proof, "start")
-    wrap(early_proof, "kept")
+    wrap(early, "start")
+    wrap(early, "kept")
     code = cli.main(argv)
     for start, end, thread, name, what in sorted(EVENTS):
         print(

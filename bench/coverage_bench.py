@@ -22,8 +22,9 @@ from typing import Any
 
 from bench.compare_bench import MANIFEST, NODE, _git, history_repo
 from bench.sandbox_bench import PYTHON, pairs
-from verify_pr.verify import patch_coverage
-from verify_pr.verify.suite import SuitePlan, plan_detected, run_suite
+from verify_pr.runners.base import Runner
+from verify_pr.verify.coverage import patch as patch_coverage
+from verify_pr.verify.runs.suite import SuitePlan, plan_detected, run_suite
 
 # (row, history entry, image, the files measured: () for the code files the release changed)
 ROWS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
@@ -35,7 +36,7 @@ ROWS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
 )
 
 
-def _code_files(repo: Path, base: str, head: str, runner: str, tree: Path) -> list[str]:
+def _code_files(repo: Path, base: str, head: str, runner: Runner | None, tree: Path) -> list[str]:
     changed = _git(repo, "diff", "--name-only", base, head).splitlines()
     everything = {p: tuple(range(1, 100_000)) for p in changed if "test" not in p}
     return patch_coverage.Session(runner, tree, everything).files

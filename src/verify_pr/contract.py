@@ -40,6 +40,9 @@ RUNNER_CHOICES: Final[tuple[str, ...]] = (AUTO, *(name.value for name in RunnerN
 """What ``--runner`` and the action's ``runner`` input accept: detection, or one runner (plain
 strings, so argparse's and pydantic's messages quote them as typed)."""
 
+# the runner a verdict names for the caller's own command, which no runner stands behind
+CUSTOM_RUNNER: Final = "custom"
+
 
 class CustomFormat(StrEnum):
     """The report formats a project's own ``--command`` / ``command`` may write."""

@@ -35,10 +35,10 @@ from verify_pr.publish.summary import render as render_check
 from verify_pr.publish.trust import Trust
 from verify_pr.render.job_summary import compare_job_summary, run_job_summary
 from verify_pr.render.terminal import compare_text, run_summary
-from verify_pr.verify import nothing
-from verify_pr.verify.pairing import Findings, findings
-from verify_pr.verify.summary_lists import listed, summary_markdown
-from verify_pr.verify.testcases import statuses
+from verify_pr.verify.decision.summary_lists import listed, summary_markdown
+from verify_pr.verify.pairing import nothing
+from verify_pr.verify.pairing.pairing import Findings, findings
+from verify_pr.verify.runs.testcases import statuses
 
 GOLDEN = Path(__file__).resolve().parent
 BASE_SHA = "6dcb09b5b57875f334f61aebed695e2e4193db5e"

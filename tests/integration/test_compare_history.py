@@ -25,7 +25,7 @@ from tests.integration.history_helpers import releases, two_commits
 from verify_pr.models.compare import MAX_PROOFS, Transition
 from verify_pr.models.report import TestCase
 from verify_pr.models.verdict import VerdictFile
-from verify_pr.verify.select import pytest_node_id
+from verify_pr.verify.runs.select import pytest_node_id
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

@@ -28,9 +28,10 @@ from tests.git_helpers import checkout, commit, init_repo
 from tests.integration.helpers import compare
 from verify_pr.models.compare import ChangedCode, CompareResult, Transition
 from verify_pr.models.report import TestStatus
-from verify_pr.verify import sides
-from verify_pr.verify.patch_coverage import Session
-from verify_pr.verify.suite import plan_detected, run_suite
+from verify_pr.runners.registry import runner_named
+from verify_pr.verify.coverage.patch import Session
+from verify_pr.verify.runs.suite import plan_detected, run_suite
+from verify_pr.verify.trees import sides
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -178,7 +179,7 @@ def _probe_tree(root: Path) -> Path:
 def _probe_statuses(tree: Path, traced: bool) -> dict[str, TestStatus]:
     plan = plan_detected(tree, "pytest")
     if traced:
-        plan = Session("pytest", tree, {"calc.py": (6, 7)}).plan(plan)
+        plan = Session(runner_named("pytest"), tree, {"calc.py": (6, 7)}).plan(plan)
         assert plan.coverage_path is not None
     outcome = run_suite(tree, plan, IMAGE, 60, 1 << 20)
     assert outcome.report is not None, outcome.verdict.reasons

@@ -24,7 +24,7 @@ from verify_pr.github.settings import VerifySettings
 from verify_pr.models.sandbox import SandboxResult
 from verify_pr.runners.detect import all_runners, detect_runner
 from verify_pr.verify import cli
-from verify_pr.verify.suite import plan_custom
+from verify_pr.verify.runs.suite import plan_custom
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {"INPUT_IMAGE": "img:1", "GITHUB_WORKSPACE": "/tmp", "RUNNER_TEMP": "/tmp"}

@@ -59,3 +59,11 @@ def test_the_layout_names_every_module_of_verify_and_runners() -> None:
         if (p.stem if p.stem != "__init__" else p.parent.name) not in words
     ]
     assert not missing, missing
+
+
+def test_the_layout_names_each_stage_of_verify_as_a_folder() -> None:
+    """verify's sub-packages (its stages) are named as folders, ``runs/``, not as words alone."""
+    block = LAYOUT.read_text(encoding="utf-8").split("\n## Layout\n", 1)[1].split("```", 2)[1]
+    stages = sorted(p.parent.name for p in (PACKAGE / "verify").glob("*/__init__.py"))
+    assert stages, "verify has no sub-package: the check is looking in the wrong place"
+    assert [s for s in stages if f" {s}/ (" not in " ".join(block.split())] == []

@@ -150,12 +150,11 @@ def test_tamper_signals_name_testmain_and_init(tmp_path: Path) -> None:
 def test_compare_refuses_the_go_runner_until_it_is_built(tmp_path: Path) -> None:
     """Run mode only (issue 38): compare's selection, harness and re-runs know nothing of go
     yet, so a go tree is refused before anything runs, never judged by another runner's rules."""
-    from verify_pr.verify.compare_run import _plan
+    from verify_pr.verify.runs.planner import Planner
     from verify_pr.verify.settings import SuiteSettings
 
     (tmp_path / "go.mod").write_text("module example.com/m\n")
-    suite = SuiteSettings("verify-pr-go:local")
     with pytest.raises(InputRefused, match="go runner"):
-        _plan(suite, tmp_path)
+        Planner.on_base(SuiteSettings("verify-pr-go:local"), tmp_path)
     with pytest.raises(InputRefused, match="go runner"):
-        _plan(suite, tmp_path, "go")
+        Planner.on_base(SuiteSettings("verify-pr-go:local", runner="go"), tmp_path)

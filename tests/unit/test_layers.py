@@ -15,6 +15,19 @@ cannot see unless the function runs), is read from the syntax tree.
 | policy (the verdict's rules, for both jobs) | everything above, and github, docker |
 | shared: models, markdown, render, github, errors, exit_codes, options, utf8 | everything above, policy, docker |
 | contract (names, defaults) | all of the above but errors, and models, docker        |
+
+Inside verify, the stages of one compare point one way too (``STAGES``): a stage imports only
+the stages it builds on, and none imports the entry (cli, compare_run) that calls them all.
+
+| stage of verify | may import (of verify)             |
+|-----------------|------------------------------------|
+| runs            | settings                           |
+| trees, harness  | nothing                            |
+| split           | runs                               |
+| coverage        | runs, split                        |
+| pairing         | runs, trees                        |
+| proof           | runs, split, coverage, pairing     |
+| decision        | every stage above                  |
 """
 
 from __future__ import annotations
@@ -49,6 +62,18 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     ),
     "options": (*PR_SIDE, "publish", "policy", "github", "docker", "models", "markdown", "render"),
 }
+# verify's stages, in the order of one compare's story, and what each may import of verify
+STAGES: dict[str, tuple[str, ...]] = {
+    "runs": ("settings",),
+    "trees": (),
+    "harness": (),
+    "split": ("runs",),
+    "coverage": ("runs", "split"),
+    "pairing": ("runs", "trees"),
+    "proof": ("runs", "split", "coverage", "pairing"),
+    "decision": ("runs", "trees", "harness", "split", "coverage", "pairing", "proof"),
+}
+VERIFY = PACKAGE / "verify"
 ENTRY_POINTS = {
     "verify_pr.action": FORBIDDEN["action"],
     "verify_pr.publish.main": FORBIDDEN["publish"],
@@ -84,6 +109,43 @@ def test_no_module_of_a_layer_imports_what_it_must_not(layer: str) -> None:
             if top in FORBIDDEN[layer]:
                 bad.append(f"{path.relative_to(PACKAGE)} imports {module}")
     assert not bad, "\n".join(bad)
+
+
+def _stage(module: str) -> str | None:
+    """The part of verify a module name belongs to (``verify_pr.verify.runs.suite`` -> ``runs``,
+    ``verify_pr.verify.cli`` -> ``cli``); None outside verify, and for the package itself."""
+    parts = module.split(".")
+    return parts[2] if parts[:2] == ["verify_pr", "verify"] and len(parts) > 2 else None
+
+
+def test_verify_is_its_stages_and_its_entry() -> None:
+    """Every module of verify is in a stage, or is one of the few at the top that run them."""
+    tops = {p.stem for p in VERIFY.glob("*.py")} - {"__init__"}
+    stages = {p.parent.name for p in VERIFY.glob("*/__init__.py")}
+    assert stages == set(STAGES)
+    assert tops == {"cli", "compare_run", "settings"}
+
+
+@pytest.mark.parametrize("stage", sorted(STAGES))
+def test_a_stage_of_verify_imports_only_the_stages_it_builds_on(stage: str) -> None:
+    bad = []
+    for path in sorted((VERIFY / stage).rglob("*.py")):
+        for module in imports(path.read_text(encoding="utf-8"), package_of(path)):
+            other = _stage(module)
+            if other not in (None, stage, *STAGES[stage]):
+                bad.append(f"{path.relative_to(PACKAGE)} imports {module}")
+    assert not bad, "\n".join(bad)
+
+
+def test_the_stage_check_sees_a_stage_climbing_back_up() -> None:
+    """Positive control: a run importing the pairing, or a proof the entry, is caught."""
+    source = (
+        "from verify_pr.verify.pairing.pairing import pair\n"
+        "def f():\n    from ..compare_run import run_compare\n"
+    )
+    found = {_stage(m) for m in imports(source, ("verify_pr", "verify", "proof"))}
+    assert {"pairing", "compare_run"} <= found
+    assert "pairing" not in STAGES["runs"] and "compare_run" not in STAGES["proof"]
 
 
 @pytest.mark.parametrize("entry", sorted(ENTRY_POINTS))

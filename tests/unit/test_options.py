@@ -11,7 +11,8 @@ import pytest
 from tests.sandbox_helpers import make_repo
 from verify_pr import action
 from verify_pr.exit_codes import RunExit, StepExit
-from verify_pr.verify import cli, suite
+from verify_pr.verify import cli
+from verify_pr.verify.runs import suite
 
 COMMAND = "pytest --junitxml={report}"
 # (flags on verify-pr's command line, the same as the action's inputs)

@@ -71,7 +71,7 @@ class TestStatus(StrEnum):
     test marked to fail (pytest xfail and non-strict xpass, jest/bun ``test.failing``, vitest
     ``test.fails``): its runner counts it as passing, but it is never a pass here, nor a
     failure (a todo never runs: it is skipped). ``not-run`` is only ever in base's own run
-    (``verify.base_own``): a test of base's whole collection that its run by id did not run,
+    (``verify.pairing.base_own``): a test of base's whole collection that its run by id did not run,
     because nothing the verdict reads needs it; no report yields it."""
 
     __test__ = False  # not a pytest test class

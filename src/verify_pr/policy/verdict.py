@@ -1,6 +1,6 @@
 """A comparison's verdict, re-derived from its own data: the rules both jobs apply.
 
-``verify.compare.decide`` decides from the runs; the result file carries what these rules
+``verify.decision.decide.decide`` decides from the runs; the result file carries what these rules
 read (the embedded runs, the transitions, the changed paths, base's own and the removed run,
 the proofs). The publish job applies the same rules to the artifact, which is
 attacker-controlled, and refuses it when the policy's conclusion differs from its claim:
@@ -161,7 +161,7 @@ def _conflicts(result: CompareResult) -> list[str]:
 
 def _base_own(subject: Compared) -> list[str]:
     """Base's own run where the paths the PR changes on both sides need it, and every test
-    of it the verdict reads run (``verify.base_own``)."""
+    of it the verdict reads run (``verify.pairing.base_own``)."""
     result = subject.result
     if result.base_own is None:
         if result.edited_test_paths or result.other_paths:
@@ -178,8 +178,8 @@ def _base_own(subject: Compared) -> list[str]:
 
 def not_run_required(result: CompareResult, whole: Whole | None = None) -> list[str]:
     """The tests base's own run lists as not run (collected, not run by id) that the rule of
-    ``verify.base_own`` runs: those that did not pass on before or on head, those of the test
-    files the PR edits or deletes, and those below a conftest it changes. A test the run's
+    ``verify.pairing.base_own`` runs: those that did not pass on before or on head, those of
+    the test files the PR edits or deletes, and those below a conftest it changes. A test the run's
     testcases do not list (a listing's) is in the file its id names; one whose id names no
     file is required whenever the PR edits a test path."""
     if result.base_own is None:
@@ -208,7 +208,7 @@ def _removed_claims(subject: Compared) -> list[str]:
 
 
 def side_distrust(verdict: VerdictFile, side: str) -> list[str]:
-    """Why a side cannot be evidence (``verify.compare.Side.distrust``, from what the result
+    """Why a side cannot be evidence (``verify.decision.decide.Side.distrust``, from what the result
     file holds of it: the red flags stay with the verifier)."""
     statuses = worst_by_id(verdict.testcases).values()
     problems = []

@@ -2,7 +2,7 @@
 
 Each FAIL_TO_PASS test (id, file:line, how it failed on base's code), then what stands against
 the PR, then what was compared and the counts. The verifier computes the lists of tests that
-stand against the PR (``verify.pairing.findings``); this only shows them, escaped.
+stand against the PR (``verify.pairing.pairing.findings``); this only shows them, escaped.
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ class Evidence(StrEnum):
 
 
 class TestFiles(StrEnum):
-    """The family of the static test/code rule (``verify.testpaths``) a runner's tree gets."""
+    """The family of the static test/code rule (``verify.split.testpaths``) a runner's tree gets."""
 
     __test__ = False  # not a pytest test class
     PYTHON = "python"  # python_files/testpaths of the tree's pytest config, test folders

@@ -1,7 +1,7 @@
 """Configuration in a tree that makes the runner execute the tree's own code.
 
 Each finding is a reason on the verdict (through the runner's tamper signals) and, for
-``compare``, a harness path (``verify.harness_closure``).
+``compare``, a harness path (``verify.harness.closure``).
 Everything is read as data and nothing is executed. A JS config is code whatever keys it
 names (a key can be computed at run time), so the file itself is a finding, as for vitest;
 the keys found by name and the tree files it names are extra detail.

@@ -134,7 +134,7 @@ def shared_args(ns: argparse.Namespace) -> SuiteSettings:
     its format go together and exclude --runner, a bad command is refused before any run,
     numbers are in range."""
     from verify_pr.sandbox.resources import parse_resources
-    from verify_pr.verify.suite import plan_custom
+    from verify_pr.verify.runs.suite import plan_custom
 
     options.check_suite(ns.runner, ns.command, ns.report_format)
     image = options.check_image(ns.image)
@@ -158,8 +158,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: list[str]) -> int:
     from verify_pr.sandbox.guard import check_out, check_repo, check_tree
-    from verify_pr.verify.run_coverage import check_diff_base, start_run
-    from verify_pr.verify.suite import plan_custom, plan_detected, run_suite
+    from verify_pr.verify.coverage.run import check_diff_base, start_run
+    from verify_pr.verify.runs.suite import plan_custom, plan_detected, run_suite
 
     ns = build_parser().parse_args(argv)
     if ns.mode == "compare":
@@ -226,7 +226,7 @@ def read_event(path: str) -> tuple[str, str]:
 def _compare(ns: argparse.Namespace) -> int:
     from verify_pr.sandbox.guard import check_out
     from verify_pr.verify.compare_run import CompareRequest, run_compare
-    from verify_pr.verify.summary_lists import listed, summary_markdown
+    from verify_pr.verify.decision.summary_lists import listed, summary_markdown
 
     if ns.event is not None and (ns.base is not None or ns.head is not None):
         raise InputRefused("--event excludes --base and --head")

@@ -3,7 +3,7 @@ the action passes its inputs as those flags) and passed down whole: nothing belo
 reads a flag, or picks a setting out of the command line, again.
 
 These are a caller's settings, not the verdict's rules (what makes VERIFIED or NOT PROVEN is
-``compare.decide``'s): hence settings, never policy.
+``decision.decide``'s): hence settings, never policy.
 """
 
 from __future__ import annotations

@@ -20,14 +20,13 @@ import pytest
 
 from tests.action.compare_builders import compare_files
 from tests.unit.policy.forgery_helpers import honest_nothing, honest_verified
-from tests.unit.verify.helpers import outcome, ran_changed_code
+from tests.unit.verify.helpers import decided_result, outcome, ran_changed_code
 from verify_pr.models.compare import CompareResult, CompareVerdict
 from verify_pr.models.report import EXECUTED, TestStatus
 from verify_pr.models.verdict import Verdict
 from verify_pr.policy.verdict import CLAIMS, refusals, supported
 from verify_pr.publish.intake import Accepted, validate_artifact
-from verify_pr.verify import compare as cmp
-from verify_pr.verify.suite import SuiteOutcome
+from verify_pr.verify.runs.suite import SuiteOutcome
 
 BASE_SHA, HEAD_SHA = "a" * 40, "b" * 40
 SIDE_STATUSES = (
@@ -55,18 +54,17 @@ def _verifier_results() -> list[CompareResult]:
     for (ba, bb), (ha, hb) in itertools.product(pairs, repeat=2):
         before, head = _side(ba, bb), _side(ha, hb)
         for own in (None, outcome({"t_a": TestStatus.PASSED, "t_b": TestStatus.PASSED})):
-            ev = cmp.Evidence(
+            result = decided_result(
+                before,
+                head,
                 base_own=own,
                 edited=("m.py",) if own is not None else (),
                 changed=("x.py", "m.py"),
                 changed_code=ran_changed_code(before, head, own),
+                code=("x.py",),
+                tests=("m.py",),
             )
-            ctx = cmp.Context(code_paths=("x.py",), test_paths=("m.py",))
-            found.append(
-                cmp.build_result(
-                    BASE_SHA, HEAD_SHA, before, head, [], False, evidence=ev, context=ctx
-                )
-            )
+            found.append(result)
     return found
 
 

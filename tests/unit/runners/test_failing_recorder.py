@@ -17,7 +17,7 @@ from verify_pr.reports.jest_json import OUTSIDE_KEY, RECORD_KEY, JsonDialect, pa
 from verify_pr.runners.jest.runner import JestRunner
 from verify_pr.runners.node import failing_recorder
 from verify_pr.runners.vitest.runner import VitestRunner
-from verify_pr.verify import expected_failures
+from verify_pr.verify.runs import expected_failures
 
 SOURCES = Path(failing_recorder.__file__).parent
 GOOD = "/work/vpr-report-0123456789abcdef0123456789abcdef.json"

@@ -1,17 +1,27 @@
 """Helpers the verdict-rule tests share: a sandbox result, and a whole run of a suite; and for the
-compare rule tests, their statuses, shas, a proving pair of runs and the summary of a pairing."""
+compare rule tests, their statuses, shas, a proving pair of runs, a result decided from the
+stages' hand-offs (``decided_result``) and the summary of a pairing."""
 
 from __future__ import annotations
 
-from verify_pr.models.compare import ChangedCode
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from verify_pr.models.compare import ChangedCode, CompareResult
 from verify_pr.models.report import FAILING, RedFlag, ReportFormat, TestCase, TestReport, TestStatus
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.sandbox.run import SandboxRun
-from verify_pr.verify import compare as cmp
-from verify_pr.verify import summary_lists
-from verify_pr.verify.proof_coverage import ProofCode
-from verify_pr.verify.suite import SuiteOutcome
+from verify_pr.verify.decision import decide as cmp
+from verify_pr.verify.decision import summary_lists
+from verify_pr.verify.harness.facts import HarnessFacts
+from verify_pr.verify.proof.facts import ProofFacts
+from verify_pr.verify.proof.ran_changed import ProofCode
+from verify_pr.verify.runs.compare_runs import CompareRuns
+from verify_pr.verify.runs.suite import SuiteOutcome
+from verify_pr.verify.split.changed import ChangedPaths
+from verify_pr.verify.trees.export import Context
 
 # Every run status box() was asked for: test_rules checks that its tests walk them all.
 SEEN_RUN_STATUS: set[RunStatus] = set()
@@ -89,12 +99,45 @@ FIXED_BASE = {"t_bug": F, "t_ok": P}
 FIXED_HEAD = {"t_bug": P, "t_ok": P}
 
 
+# Each stage's hand-off by the names of its fields: ``decided_result`` routes a fact there.
+_STAGE_FIELDS = {
+    "context": {"refusal", "method", "merge_base", "merge_tree", "conflicts"},
+    "runs": {"base_own", "removed", "removed_run"},
+    "paths": {f.name for f in dataclasses.fields(ChangedPaths)},
+    "harness": {"notes", "base_tamper", "markers"},
+    "proof": {f.name for f in dataclasses.fields(ProofFacts)},
+}
+
+
+def decided_result(
+    before: SuiteOutcome,
+    head: SuiteOutcome,
+    harness: Sequence[str] = (),
+    strict: bool = False,
+    *,
+    pairing: cmp.Pairing | None = None,
+    **facts: Any,
+) -> CompareResult:
+    """The result file of a compare whose stages handed on ``facts`` (each a field of one
+    stage's hand-off, by name: ``base_own=``, ``code=``, ``notes=``, ``flaky=``...)."""
+    staged: dict[str, dict[str, Any]] = {stage: {} for stage in _STAGE_FIELDS}
+    for name, value in facts.items():
+        (stage,) = [s for s, names in _STAGE_FIELDS.items() if name in names]
+        staged[stage][name] = value
+    stages = cmp.Stages(
+        Context(BASE_SHA, HEAD_SHA, **staged["context"]),
+        CompareRuns(before, head, **staged["runs"]),
+        ChangedPaths(**staged["paths"]),
+        HarnessFacts(tuple(harness), strict, **staged["harness"]),
+        ProofFacts(**staged["proof"]),
+    )
+    return cmp.build_result(stages, pairing)
+
+
 def compare_summary(before: SuiteOutcome, head: SuiteOutcome, harness: tuple[str, ...] = ()) -> str:
     """compare_summary.md as the CLI writes it: the result and the findings of one pairing."""
     paired = cmp.pair(before, head)
-    result = cmp.build_result(
-        BASE_SHA, HEAD_SHA, before, head, list(harness), False, pairing=paired
-    )
+    result = decided_result(before, head, harness, pairing=paired)
     return summary_lists.summary_markdown(result, paired.findings)
 
 
@@ -102,8 +145,8 @@ def ran_changed_code(
     before: SuiteOutcome, head: SuiteOutcome, own: SuiteOutcome | None = None, path: str = "x.py"
 ) -> dict[str, ProofCode]:
     """Every proof of the pair as having run a changed line of ``path`` on head (what a real
-    compare's re-runs show for a real fix: ``verify/proof_coverage.py``)."""
-    from verify_pr.verify.pairing import pair
+    compare's re-runs show for a real fix: ``verify/proof/ran_changed.py``)."""
+    from verify_pr.verify.pairing.pairing import pair
 
     ran = ProofCode(ChangedCode.RAN, (f"head {path}:1",))
     return dict.fromkeys(pair(before, head, own).proofs, ran)

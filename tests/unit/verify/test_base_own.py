@@ -9,8 +9,9 @@ from tests.unit.verify.helpers import E, F, P, S, X, outcome
 from verify_pr.contract import new_report_path
 from verify_pr.models.report import TestStatus
 from verify_pr.runners.pytest.runner import COLLECTED_MESSAGE, PytestRunner
-from verify_pr.verify import base_own
-from verify_pr.verify.suite import SuiteOutcome, SuitePlan
+from verify_pr.runners.registry import runner_named
+from verify_pr.verify.pairing import base_own
+from verify_pr.verify.runs.suite import SuiteOutcome, SuitePlan
 
 
 def _collection(names: list[str]) -> SuiteOutcome:
@@ -40,7 +41,7 @@ def test_selected_is_what_the_verdict_reads(tmp_path: Path) -> None:
     assert chosen is not None
     # every test that did not pass on a side; "gone" (on neither side) and "ok" are not run
     assert sorted(i.rsplit("::", 1)[1] for i in chosen.ids) == ["bug", "err", "skip", "xf"]
-    assert chosen.words.split() == ["m.py::bug", "m.py::skip", "m.py::xf", "m.py::err"]
+    assert chosen.argv == ("m.py::bug", "m.py::skip", "m.py::xf", "m.py::err")
     # every test of a file the PR edits runs too
     edited = base_own.select(found, (before, head), ("m.py",), tmp_path)
     assert edited is not None and len(edited.ids) == 6
@@ -74,21 +75,21 @@ def test_nothing_selected_is_the_collection_alone(tmp_path: Path) -> None:
     assert found is not None
     same = outcome({"ok": P}).verdict
     chosen = base_own.select(found, (same, same), (), tmp_path)
-    assert chosen is not None and chosen.words == ""
+    assert chosen is not None and chosen.argv == ()
     merged = base_own.merge(found, chosen, None, collection)
     assert merged is not None and base_own.nothing_ran(merged)
 
 
 def test_a_collection_plan_only_for_our_pytest_command() -> None:
     path = new_report_path(".xml")
-    whole = SuitePlan("pytest", PytestRunner().command(path), path, "pytest")
+    whole = SuitePlan(runner_named("pytest"), PytestRunner().command(path), path, "pytest")
     plan = base_own.collect_plan(whole)
     assert plan is not None and plan.command.endswith(" --collect-only")
     assert plan.report_path != whole.report_path and plan.report_path in plan.command
     assert "pytest_collection_finish" in plan.command
-    custom = SuitePlan("custom", "pytest --junitxml=/work/r.xml", "/work/r.xml", "junit")
+    custom = SuitePlan(None, "pytest --junitxml=/work/r.xml", "/work/r.xml", "junit")
     assert base_own.collect_plan(custom) is None
-    jest = SuitePlan("jest", "npx jest", "/work/r.json", "jest")
+    jest = SuitePlan(runner_named("jest"), "npx jest", "/work/r.json", "jest")
     assert base_own.collect_plan(jest) is None
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from verify_pr.verify.bun_markers import doubtful
+from verify_pr.verify.pairing.bun_markers import doubtful
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,8 @@ from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.render.terminal import run_summary
 from verify_pr.sandbox.run import SandboxRun
-from verify_pr.verify import cli, suite
+from verify_pr.verify import cli
+from verify_pr.verify.runs import suite
 
 
 @pytest.fixture

@@ -22,8 +22,9 @@ from tests.sandbox_helpers import make_repo
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import VerdictFile
 from verify_pr.sandbox.run import SandboxRun
-from verify_pr.verify import cli, compare_run, suite
-from verify_pr.verify.summary_lists import summary_markdown
+from verify_pr.verify import cli, compare_run
+from verify_pr.verify.decision.summary_lists import summary_markdown
+from verify_pr.verify.runs import suite
 
 DIFF = "assert [1, 2, 4] == [1, 2, 3]\n  At index 2 diff: 4 != 3\n  Full diff:\n  - [1, 2, 3]"
 

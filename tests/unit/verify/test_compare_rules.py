@@ -9,16 +9,24 @@ import re
 
 import pytest
 
-from tests.unit.verify.helpers import BASE_SHA, FIXED_BASE, FIXED_HEAD, HEAD_SHA, E, F, P, S, X
+from tests.unit.verify.helpers import (
+    FIXED_BASE,
+    FIXED_HEAD,
+    E,
+    F,
+    P,
+    S,
+    X,
+    decided_result,
+)
 from tests.unit.verify.helpers import compare_summary as _summary
 from tests.unit.verify.helpers import outcome as _outcome
 from verify_pr.models.compare import CompareResult, CompareVerdict, Transition
 from verify_pr.models.report import RedFlag, ReportFormat, TestCase, TestReport, TestStatus
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.transitions import classify, classify_one, count
-from verify_pr.verify import compare as cmp
-from verify_pr.verify.suite import SuiteOutcome
-from verify_pr.verify.testcases import worst
+from verify_pr.verify.runs.suite import SuiteOutcome
+from verify_pr.verify.runs.testcases import worst
 
 
 @pytest.mark.parametrize(
@@ -77,7 +85,7 @@ def _result(
     harness: tuple[str, ...] = (),
     strict: bool = False,
 ) -> CompareResult:
-    return cmp.build_result(BASE_SHA, HEAD_SHA, base, head, list(harness), strict)
+    return decided_result(base, head, harness, strict)
 
 
 def test_verified_needs_everything() -> None:

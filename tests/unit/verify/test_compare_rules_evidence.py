@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from tests.unit.verify.helpers import (
-    BASE_SHA,
     FIXED_BASE,
     FIXED_HEAD,
     HEAD_SHA,
@@ -14,6 +13,7 @@ from tests.unit.verify.helpers import (
     F,
     P,
     S,
+    decided_result,
     ran_changed_code,
 )
 from tests.unit.verify.helpers import compare_summary as _summary
@@ -22,14 +22,12 @@ from verify_pr.models.compare import CompareResult, CompareVerdict
 from verify_pr.models.report import RedFlag, ReportFormat, TestCase, TestReport, TestStatus
 from verify_pr.models.verdict import Verdict
 from verify_pr.sandbox.run import SandboxRun
-from verify_pr.verify import compare as cmp
-from verify_pr.verify.suite import SuiteOutcome
-from verify_pr.verify.testcases import is_load_failure
+from verify_pr.verify.runs.suite import SuiteOutcome
+from verify_pr.verify.runs.testcases import is_load_failure
 
 
 def _build(before: SuiteOutcome, head: SuiteOutcome, **evidence: object) -> CompareResult:
-    ev = cmp.Evidence(**evidence)  # type: ignore[arg-type]
-    return cmp.build_result(BASE_SHA, HEAD_SHA, before, head, [], False, evidence=ev)
+    return decided_result(before, head, **evidence)
 
 
 @pytest.mark.parametrize(
@@ -123,10 +121,8 @@ def test_a_test_file_that_cannot_load_on_base_fails_there() -> None:
         update={"testcases": head_cases, "totals": head_report.totals}
     )
     head = SuiteOutcome(head_verdict, head.run, head_report)
-    ev = cmp.Evidence(changed_code=ran_changed_code(before, head))
-    context = cmp.Context(code_paths=("x.py",))
-    result = cmp.build_result(
-        BASE_SHA, HEAD_SHA, before, head, [], False, evidence=ev, context=context
+    result = decided_result(
+        before, head, changed_code=ran_changed_code(before, head), code=("x.py",)
     )
     assert result.verdict is CompareVerdict.VERIFIED, result.reasons
     assert result.counts.fail_to_pass == 2 and result.counts.removed == 0

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.verify.helpers import BASE_SHA, FIXED_BASE, FIXED_HEAD, HEAD_SHA
+from tests.unit.verify.helpers import FIXED_BASE, FIXED_HEAD, decided_result
 from tests.unit.verify.helpers import outcome as _outcome
 from verify_pr.models.compare import CompareVerdict
-from verify_pr.verify import compare as cmp
-from verify_pr.verify.harness import harness_files, is_harness_path
+from verify_pr.verify.harness.names import harness_files, is_harness_path
+from verify_pr.verify.trees.overlay import overlay_harness
 
 
 @pytest.mark.parametrize(
@@ -68,9 +68,7 @@ def test_overlay_copies_base_and_deletes_head_only(tmp_path: Path) -> None:
     (base / "tests" / "conftest.py").write_text("base\n")
     (head / "x").write_text("file where a dir should be\n")
     os.symlink("../../etc/passwd", head / "tests" / "conftest.py")
-    cmp.overlay_harness(
-        base, head, ["pytest.ini", "conftest.py", "tests/conftest.py", "x/conftest.py"]
-    )
+    overlay_harness(base, head, ["pytest.ini", "conftest.py", "tests/conftest.py", "x/conftest.py"])
     assert (head / "pytest.ini").read_text() == "[pytest]\n"
     assert not (head / "conftest.py").exists()
     assert not (head / "tests" / "conftest.py").is_symlink()
@@ -81,11 +79,10 @@ def test_overlay_copies_base_and_deletes_head_only(tmp_path: Path) -> None:
 @pytest.mark.parametrize("strict", [False, True])
 def test_harness_notes_are_reasons_that_block_verified(strict: bool) -> None:
     note = "vendor/lib: a submodule the export leaves empty"
-    ev = cmp.Evidence(harness_notes=(note,))
     base, head = _outcome(FIXED_BASE), _outcome(FIXED_HEAD)
-    result = cmp.build_result(BASE_SHA, HEAD_SHA, base, head, [], strict, evidence=ev)
+    result = decided_result(base, head, strict=strict, notes=(note,))
     assert result.verdict is CompareVerdict.NOT_PROVEN
     assert note in result.reasons
     # positive control: the same runs without the note are VERIFIED
-    plain = cmp.build_result(BASE_SHA, HEAD_SHA, base, head, [], strict)
+    plain = decided_result(base, head, strict=strict)
     assert plain.verdict is CompareVerdict.VERIFIED

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import pytest
 
-from tests.unit.verify.helpers import BASE_SHA, HEAD_SHA, box, ran_changed_code
+from tests.unit.verify.helpers import HEAD_SHA, box, decided_result, ran_changed_code
 from verify_pr.models.compare import MAX_LISTED_PATHS, CompareResult, CompareVerdict
 from verify_pr.models.loadfail import names_path
 from verify_pr.models.report import RedFlag, ReportFormat, TestCase, TestReport, TestStatus
@@ -19,10 +19,9 @@ from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.publish.consistency import compare_problems
 from verify_pr.sandbox.run import SandboxRun
-from verify_pr.verify import compare as cmp
-from verify_pr.verify import unloaded
-from verify_pr.verify.missing_deps import NOT_PROVEN_PREFIX
-from verify_pr.verify.suite import SuiteOutcome
+from verify_pr.verify.pairing import unloaded
+from verify_pr.verify.runs.missing_deps import NOT_PROVEN_PREFIX
+from verify_pr.verify.runs.suite import SuiteOutcome
 
 P, F, E = TestStatus.PASSED, TestStatus.FAILED, TestStatus.ERROR
 STALE = "lib/mjs/Mock.spec.js"
@@ -87,18 +86,14 @@ def _compare(
     own: SuiteOutcome | None = OWN,
     changed: tuple[str, ...] | None = CHANGED,
 ) -> CompareResult:
-    ev = cmp.Evidence(
-        base_own=own, changed=changed, changed_code=ran_changed_code(before, head, own, CHANGED[0])
-    )
-    return cmp.build_result(
-        BASE_SHA,
-        HEAD_SHA,
+    return decided_result(
         before,
         head,
-        [],
-        False,
-        evidence=ev,
-        context=cmp.Context(test_paths=CHANGED[1:], code_paths=CHANGED[:1]),
+        base_own=own,
+        changed=changed,
+        changed_code=ran_changed_code(before, head, own, CHANGED[0]),
+        tests=CHANGED[1:],
+        code=CHANGED[:1],
     )
 
 

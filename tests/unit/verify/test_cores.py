@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from verify_pr.verify.cores import CgroupPaths, quota, usable
+from verify_pr.verify.runs.cores import CgroupPaths, quota, usable
 
 
 def _tree(tmp_path: Path, cgroup: str, files: dict[str, str]) -> CgroupPaths:

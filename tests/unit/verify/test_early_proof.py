@@ -7,11 +7,15 @@ from pathlib import Path
 from typing import Any, cast
 
 from tests.unit.verify.helpers import FIXED_BASE, FIXED_HEAD, F, P, outcome
-from verify_pr.verify import early_proof, rerun
-from verify_pr.verify.patch_coverage import LineData, Session
-from verify_pr.verify.suite import SuiteOutcome, SuitePlan
+from verify_pr.runners.registry import runner_named
+from verify_pr.verify.coverage.patch import LineData, Session
+from verify_pr.verify.proof import early as early_proof
+from verify_pr.verify.proof import rerun
+from verify_pr.verify.runs.suite import SuiteOutcome, SuitePlan
 
-PLAN = SuitePlan("pytest", "python3 -m pytest --junitxml=/tmp/r.xml", "/tmp/r.xml", "pytest")
+PLAN = SuitePlan(
+    runner_named("pytest"), "python3 -m pytest --junitxml=/tmp/r.xml", "/tmp/r.xml", "pytest"
+)
 
 
 def _trees(tmp_path: Path) -> tuple[Path, Path, Path]:
@@ -43,7 +47,7 @@ def _start(tmp_path: Path, code: list[str], session: Session) -> tuple[Any, _Run
 
 
 def test_the_early_re_runs_are_kept_when_the_proof_is_the_same(tmp_path: Path) -> None:
-    session = Session("pytest", tmp_path, {})
+    session = Session(runner_named("pytest"), tmp_path, {})
     early, runs = _start(tmp_path, [], session)
     assert early is not None and early.proofs == ("m.py::m::t_bug",)
     assert len(runs.jobs) == 6  # 3 repetitions per side, each its own sandbox
@@ -54,7 +58,7 @@ def test_the_early_re_runs_are_kept_when_the_proof_is_the_same(tmp_path: Path) -
 
 def test_they_are_dropped_when_base_own_run_changes_the_proof(tmp_path: Path) -> None:
     # base's own run discounted the proof (or changed its order): the serial re-runs run again
-    session = Session("pytest", tmp_path, {})
+    session = Session(runner_named("pytest"), tmp_path, {})
     session.proofs.append(cast(LineData, "kept"))
     session.proof_runs = 1
     early, _ = _start(tmp_path, [], session)
@@ -76,7 +80,7 @@ def test_they_are_dropped_when_base_own_run_changes_the_proof(tmp_path: Path) ->
 
 
 def test_they_are_dropped_when_a_path_moved_to_the_test_side(tmp_path: Path) -> None:
-    session = Session("pytest", tmp_path, {})
+    session = Session(runner_named("pytest"), tmp_path, {})
     early, _ = _start(tmp_path, [], session)
     assert early_proof.kept(early, ["m.py::m::t_bug"], ("lib/new_test.py",), session) is None
     assert early_proof.kept(None, ["m.py::m::t_bug"], (), session) is None
@@ -90,7 +94,7 @@ def test_no_early_re_runs_when_before_and_head_already_move_a_path(tmp_path: Pat
     runs = _Runs(tmp_path / "before")
     trees = (tmp_path / "base", tmp_path / "before", tmp_path / "after")
     pair = (outcome(FIXED_BASE), outcome(FIXED_HEAD))
-    session = Session("pytest", tmp_path, {})
+    session = Session(runner_named("pytest"), tmp_path, {})
     assert early_proof.start(PLAN, trees, ["m.py"], pair, 3, session, runs) is None
     assert runs.jobs == []
     # the honest twin: the same code path on base's side (m.py exists there) is mixed, not

@@ -10,8 +10,8 @@ from tests.unit.verify.helpers import box
 from verify_pr.models.report import ReportFormat, TestCase, TestReport, TestStatus
 from verify_pr.models.verdict import Verdict
 from verify_pr.reports.junit import EXPECTED_FAILURE_PROPERTY, JunitDialect, parse_junit
-from verify_pr.verify import expected_failures
-from verify_pr.verify.rules import judge
+from verify_pr.verify.runs import expected_failures
+from verify_pr.verify.runs.rules import judge
 
 P, F, S, X = (
     TestStatus.PASSED,

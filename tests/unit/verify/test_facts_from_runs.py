@@ -8,17 +8,19 @@ from pathlib import Path
 
 import pytest
 
+from tests.unit.verify.helpers import decided_result
 from verify_pr.models.compare import Transition
 from verify_pr.models.listing import LISTING_FILES, decode
 from verify_pr.models.report import ReportFormat, TestCase, TestReport, TestStatus, Totals
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict, VerdictFile
+from verify_pr.runners.registry import runner_named
 from verify_pr.sandbox.run import SandboxRun
-from verify_pr.verify import compare as cmp
-from verify_pr.verify.pairing import pair
-from verify_pr.verify.placed import late_tests, placed_files, resolve
-from verify_pr.verify.suite import SuiteOutcome
-from verify_pr.verify.testpaths import rule_for, split
+from verify_pr.verify.decision import decide as cmp
+from verify_pr.verify.pairing.pairing import pair
+from verify_pr.verify.runs.suite import SuiteOutcome
+from verify_pr.verify.split.placed import late_tests, placed_files, resolve
+from verify_pr.verify.split.testpaths import rule_for, split
 
 P, F, E = TestStatus.PASSED, TestStatus.FAILED, TestStatus.ERROR
 BASE_SHA, HEAD_SHA = "a" * 40, "b" * 40
@@ -38,7 +40,7 @@ BASE_SHA, HEAD_SHA = "a" * 40, "b" * 40
     ],
 )
 def test_a_path_is_code_only_when_known_to_be_code(tmp_path: Path, path: str, kind: str) -> None:
-    rule = rule_for(tmp_path, "pytest", [path])
+    rule = rule_for(tmp_path, runner_named("pytest"), [path])
     _shared, code = split([path], rule)
     assert (code == [path]) is (kind == "code")
     assert rule.is_test(path) is (kind == "test")
@@ -52,14 +54,14 @@ def test_a_package_testing_folder_is_code_and_a_top_level_one_is_tests(tmp_path:
     (tmp_path / "mypkg" / "testing" / "__init__.py").write_text("")
     (tmp_path / "testing").mkdir()
     paths = ["mypkg/testing/utils.py", "testing/test_x.py", "testing/helpers.py"]
-    rule = rule_for(tmp_path, "pytest", paths)
+    rule = rule_for(tmp_path, runner_named("pytest"), paths)
     assert split(paths, rule) == (["testing/helpers.py", "testing/test_x.py"], paths[:1])
     # nothing of the product imports it: the tests' support
     (tmp_path / "mypkg" / "__init__.py").write_text("")
-    assert rule_for(tmp_path, "pytest", paths).is_test("mypkg/testing/utils.py")
+    assert rule_for(tmp_path, runner_named("pytest"), paths).is_test("mypkg/testing/utils.py")
     # positive control: without the package's __init__.py it is a test folder again
     (tmp_path / "mypkg" / "__init__.py").unlink()
-    rule = rule_for(tmp_path, "pytest", paths)
+    rule = rule_for(tmp_path, runner_named("pytest"), paths)
     assert rule.is_test("mypkg/testing/utils.py")
 
 
@@ -98,10 +100,10 @@ def test_reports_move_a_new_file_to_the_test_side_and_mark_base_code_mixed(
     (tmp_path / "mod.py").write_text("def f():\n    '''>>> f()\n    1'''\n")
     head = _outcome([_case("mod.f", "mod.py", P), _case("t", "checks.py", P)])
     placed = placed_files([head, None], [tmp_path])
-    late = late_tests(["mod.py", "checks.py", "other.py"], placed, tmp_path, "pytest")
+    late = late_tests(["mod.py", "checks.py", "other.py"], placed, tmp_path, runner_named("pytest"))
     assert (late.moved, late.mixed) == (("checks.py",), ("mod.py",))
     # jest runs tests only from test files: an existing file with tests is a test file
-    jest = late_tests(["mod.py", "checks.py"], placed, tmp_path, "jest")
+    jest = late_tests(["mod.py", "checks.py"], placed, tmp_path, runner_named("jest"))
     assert (jest.moved, jest.mixed) == (("mod.py", "checks.py"), ())
 
 
@@ -117,14 +119,15 @@ def test_a_test_module_linked_to_a_code_file_places_tests_in_the_code_file(
     head = _outcome([_case("test_x", "tests/test_core.py", P)])
     placed = placed_files([head], [tmp_path])
     assert placed == {"tests/test_core.py", "pkg/core.py"}
-    assert late_tests(["pkg/core.py"], placed, tmp_path, "pytest").mixed == ("pkg/core.py",)
+    assert late_tests(["pkg/core.py"], placed, tmp_path, runner_named("pytest")).mixed == (
+        "pkg/core.py",
+    )
 
 
 def _build(
     before: SuiteOutcome, head: SuiteOutcome, own: SuiteOutcome | None = None, **ev: object
 ) -> cmp.CompareResult:
-    evidence = cmp.Evidence(base_own=own, **ev)  # type: ignore[arg-type]
-    return cmp.build_result(BASE_SHA, HEAD_SHA, before, head, [], False, evidence=evidence)
+    return decided_result(before, head, base_own=own, **ev)
 
 
 def test_tests_in_a_mixed_file_prove_nothing_and_the_honest_twin_does() -> None:
@@ -180,7 +183,7 @@ def test_a_side_wider_than_its_result_file_is_paired_whole_from_its_report() -> 
     cases = [_case(f"t{i}", "tests/test_m.py", P) for i in range(3)]
     before = _outcome([_case("t0", "tests/test_m.py", F), *cases[1:]])
     paired = pair(before, _capped(_outcome(cases), 2))
-    result = cmp.build_result(BASE_SHA, HEAD_SHA, before, _capped(_outcome(cases), 2), [], False)
+    result = decided_result(before, _capped(_outcome(cases), 2))
     assert result.verdict == "VERIFIED", result.reasons
     assert paired.listings is not None
     assert decode(paired.listings[LISTING_FILES["head"]]) == dict.fromkeys((c.id for c in cases), P)
@@ -189,7 +192,7 @@ def test_a_side_wider_than_its_result_file_is_paired_whole_from_its_report() -> 
     assert result.counts.pass_to_pass == 2
     # the attack: a failure of head that its verdict file leaves out still regresses
     broken = _outcome([*cases[:2], _case("t2", "tests/test_m.py", F)])
-    attack = cmp.build_result(BASE_SHA, HEAD_SHA, before, _capped(broken, 2), [], False)
+    attack = decided_result(before, _capped(broken, 2))
     assert attack.verdict == "NOT_PROVEN"
     assert any("pass on base and fail on head" in r for r in attack.reasons), attack.reasons
     # a side whose listing disagrees with its verdict file (a worse duplicate left out)
@@ -200,7 +203,7 @@ def test_a_side_wider_than_its_result_file_is_paired_whole_from_its_report() -> 
         twice.run,
         twice.report,
     )
-    apart = cmp.build_result(BASE_SHA, HEAD_SHA, before, odd, [], False)
+    apart = decided_result(before, odd)
     assert apart.verdict == "NOT_PROVEN"
     assert any("cannot be paired whole" in r for r in apart.reasons), apart.reasons
     # a run within its verdict file carries no listing
@@ -237,7 +240,7 @@ def test_a_tamper_signal_is_new_against_base_s_own_tree_not_before() -> None:
     ],
 )
 def test_what_the_runner_loads_on_its_own_is_harness(path: str, harness: bool) -> None:
-    from verify_pr.verify.harness import is_harness_path
+    from verify_pr.verify.harness.names import is_harness_path
 
     assert is_harness_path(path) is harness
 
@@ -289,7 +292,7 @@ def test_the_test_rule_reads_the_config_pytest_reads_first(tmp_path: Path) -> No
     # one reader of pytest's config (runners/pytest/ini.py) serves the runner and the rule
     (tmp_path / ".pytest.ini").write_text("[pytest]\npython_files = check_*.py\n")
     (tmp_path / "tox.ini").write_text("[pytest]\npython_files = other_*.py\n")
-    rule = rule_for(tmp_path, "pytest")
+    rule = rule_for(tmp_path, runner_named("pytest"))
     assert rule.source == ".pytest.ini" and rule.is_test("check_x.py")
     assert not rule.is_test("other_x.py")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from verify_pr.verify import harness_closure as hc
+from verify_pr.verify.harness import closure as hc
 
 
 def tree(root: Path, files: dict[str, str], links: dict[str, str] | None = None) -> Path:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from verify_pr.verify.harness_hooks import defines_hooks, plugin_refs, star_imports
-from verify_pr.verify.harness_refs import ModuleRef
+from verify_pr.verify.harness.hooks import defines_hooks, plugin_refs, star_imports
+from verify_pr.verify.harness.refs import ModuleRef
 
 
 def _modules(path: str, text: str) -> set[str]:

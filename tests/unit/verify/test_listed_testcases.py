@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from verify_pr.models.report import ReportFormat, TestCase, TestReport, TestStatus
 from verify_pr.models.verdict import VERDICT_MAX_TESTCASES
-from verify_pr.verify.suite import listed_testcases
+from verify_pr.verify.runs.suite import listed_testcases
 
 
 def case(i: int, status: TestStatus = TestStatus.PASSED) -> TestCase:

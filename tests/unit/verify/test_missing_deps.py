@@ -12,8 +12,8 @@ from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict
 from verify_pr.reports.jest_json import LOAD_ERROR_NAME
 from verify_pr.runners import _files
-from verify_pr.verify.missing_deps import MissingModule, missing_modules, module_named
-from verify_pr.verify.rules import judge
+from verify_pr.verify.runs.missing_deps import MissingModule, missing_modules, module_named
+from verify_pr.verify.runs.rules import judge
 
 
 def collection_error(file: str = "test_dep.py") -> TestCase:

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from tests.unit.verify.helpers import outcome
+from tests.unit.verify.helpers import decided_result, outcome
 from verify_pr.exit_codes import CompareExit, compare_exit_codes
 from verify_pr.models.compare import CompareResult, CompareVerdict
 from verify_pr.models.report import TestStatus
 from verify_pr.publish.consistency import compare_problems
-from verify_pr.verify import compare as cmp
-from verify_pr.verify.suite import SuiteOutcome
+from verify_pr.verify.runs.suite import SuiteOutcome
 
 P, F, S, X = (
     TestStatus.PASSED,
@@ -34,8 +33,7 @@ def _build(
     strict: bool = False,
     evidence: dict[str, object] | None = None,
 ) -> CompareResult:
-    ev = cmp.Evidence(**(evidence or {}))  # type: ignore[arg-type]
-    return cmp.build_result(BASE_SHA, HEAD_SHA, before, head, list(harness), strict, evidence=ev)
+    return decided_result(before, head, harness, strict, **(evidence or {}))
 
 
 def test_a_clean_pr_that_fixes_nothing_has_nothing_to_prove() -> None:
@@ -90,12 +88,12 @@ def test_new_tests_that_pass_on_both_sides_and_tests_skipped_on_both_are_clean()
         (CLEAN, CLEAN, {"markers": ("tests/test_m.py",)}, "expected-failure markers"),
         # a doctest rewritten with its code, a doctest text file rewritten, a moved test
         (CLEAN, CLEAN, {"mixed": ("calc.py",)}, "files that hold tests (calc.py)"),
-        (CLEAN, CLEAN, {"tested_paths": ("README.md",)}, "files that hold tests (README.md)"),
+        (CLEAN, CLEAN, {"tested": ("README.md",)}, "files that hold tests (README.md)"),
         (CLEAN, CLEAN, {"late_tests": ("src/checks.py",)}, "files that hold tests (src/checks"),
         # data the tests may read, in the PR's version on both sides (a weakened tolerance)
         (CLEAN, CLEAN, {"others": ("README.md", "data/tol.json")}, "neither test nor code"),
         (CLEAN, CLEAN, {"others": ("CHANGES.txt",)}, "(CHANGES.txt)"),
-        (CLEAN, CLEAN, {"harness_notes": ("a submodule is empty",)}, "a submodule is empty"),
+        (CLEAN, CLEAN, {"notes": ("a submodule is empty",)}, "a submodule is empty"),
         (CLEAN, CLEAN, {"refusal": "head does not merge cleanly"}, "merge cleanly"),
     ],
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from verify_pr.verify.output_errors import LINE_MAX_CHARS, first_error_line, missing_module
+from verify_pr.verify.runs.output_errors import LINE_MAX_CHARS, first_error_line, missing_module
 
 PYTEST_CONFTEST = b"""ImportError while loading conftest '/work/conftest.py'.
 conftest.py:1: in <module>

@@ -12,9 +12,10 @@ from verify_pr.models.coverage import CoverageState, PatchCoverage
 from verify_pr.render.coverage import coverage_section, headline, meaning, not_run_spans, ranges
 from verify_pr.runners.pytest.coverage import bootstrap, instrument
 from verify_pr.runners.pytest.runner import PytestRunner
+from verify_pr.runners.registry import runner_named
 from verify_pr.sandbox.spool import ReportSpool
-from verify_pr.verify.coverage_lines import FileLines, LineData, summarize
-from verify_pr.verify.patch_coverage import CoverageDataError, Session, parse_line_data
+from verify_pr.verify.coverage.lines import FileLines, LineData, summarize
+from verify_pr.verify.coverage.patch import CoverageDataError, Session, parse_line_data
 
 GOOD = {
     "version": 1,
@@ -128,8 +129,8 @@ def test_a_session_measures_only_its_runners_files(tmp_path: Path) -> None:
     (tmp_path / "calc.py").write_text("x = 1\n")
     (tmp_path / "app.js").write_text("x = 1\n")
     changed = {"calc.py": (1,), "app.js": (1,), "gone.py": (1,), "empty.py": ()}
-    assert Session("pytest", tmp_path, changed).files == ["calc.py"]
-    bun = Session("bun", tmp_path, changed)
+    assert Session(runner_named("pytest"), tmp_path, changed).files == ["calc.py"]
+    bun = Session(runner_named("bun"), tmp_path, changed)
     assert bun.files == [] and bun.reason.startswith("not measured: bun")
 
 
@@ -191,7 +192,7 @@ def test_jest_gets_v8_coverage_before_the_rerun_words_and_keeps_its_exit_code() 
 def test_figures_over_their_bounds_are_not_measured_never_a_crash(tmp_path: Path) -> None:
     (tmp_path / "calc.py").write_text("x = 1\n")
     many = tuple(range(1, 100_002))
-    session = Session("pytest", tmp_path, {"calc.py": many})
+    session = Session(runner_named("pytest"), tmp_path, {"calc.py": many})
     lines = FileLines(frozenset(many), frozenset(), frozenset(many))
     session.head = LineData("ast-probes (python 3.11.2)", {"calc.py": lines})
     cov = session.result(["calc.py"])
@@ -203,7 +204,12 @@ def test_figures_over_their_bounds_are_not_measured_never_a_crash(tmp_path: Path
 
 @pytest.mark.parametrize(
     "module",
-    ["verify/rules.py", "verify/compare.py", "verify/testcases.py", "publish/conclusion.py"],
+    [
+        "verify/runs/rules.py",
+        "verify/decision/decide.py",
+        "verify/runs/testcases.py",
+        "publish/conclusion.py",
+    ],
 )
 def test_no_verdict_or_conclusion_reads_patch_coverage(module: str) -> None:
     # the data comes from inside the PR's process: it must never make a verdict green. The

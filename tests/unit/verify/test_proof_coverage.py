@@ -1,4 +1,4 @@
-"""A proof must run changed code (``verify/proof_coverage.py``): each proof's standing from
+"""A proof must run changed code (``verify/proof/ran_changed.py``): each proof's standing from
 its re-runs' data on both sides, and what the verdict says of it."""
 
 from __future__ import annotations
@@ -12,12 +12,13 @@ import pytest
 from tests.unit.verify.helpers import P, outcome
 from verify_pr.models.compare import ChangedCode
 from verify_pr.models.sandbox import ReportStatus
+from verify_pr.runners.registry import runner_named
 from verify_pr.sandbox.run import SandboxRun
 from verify_pr.sandbox.spool import ReportSpool
-from verify_pr.verify.patch_coverage import Session
-from verify_pr.verify.proof_coverage import ProofCode, assess, note, refusal
-from verify_pr.verify.rerun import Confirmation, Rerun
-from verify_pr.verify.suite import SuiteOutcome
+from verify_pr.verify.coverage.patch import Session
+from verify_pr.verify.proof.ran_changed import ProofCode, assess, note, refusal
+from verify_pr.verify.proof.rerun import Confirmation, Rerun
+from verify_pr.verify.runs.suite import SuiteOutcome
 
 
 def _traced(run: list[int] | None) -> SuiteOutcome:
@@ -39,7 +40,11 @@ def _session(tmp_path: Path) -> Session:
     (tmp_path / "after" / "calc.py").write_text("a\nb\nc\n")
     (tmp_path / "before" / "calc.py").write_text("a\nb\nc\n")
     return Session(
-        "pytest", tmp_path / "after", {"calc.py": (2,)}, {"calc.py": (3,)}, tmp_path / "before"
+        runner_named("pytest"),
+        tmp_path / "after",
+        {"calc.py": (2,)},
+        {"calc.py": (3,)},
+        tmp_path / "before",
     )
 
 
@@ -92,10 +97,10 @@ def test_no_tracer_or_no_reruns_is_not_measured(tmp_path: Path) -> None:
     missing = _confirm((True, _traced([1])), (False, _traced(None)))
     # pytest's tracer writes unless the process ends itself first: no evidence, no proof
     assert assess(["t_bug"], ["calc.py"], missing, session)["t_bug"].state is ChangedCode.NO_DATA
-    session.runner = "vitest"  # the same files: only the runner's name differs
+    session.runner = runner_named("vitest")  # the same files: only the runner differs
     found = assess(["t_bug"], ["calc.py"], missing, session)
     assert found["t_bug"].state is ChangedCode.NOT_MEASURED
-    session.runner = "pytest"
+    session.runner = runner_named("pytest")
     whole = Confirmation(
         True, rerun=("t_bug",), runs=(Rerun(("t_bug",), False, True, _traced([2])),)
     )

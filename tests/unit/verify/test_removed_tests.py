@@ -7,15 +7,24 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.verify.helpers import BASE_SHA, HEAD_SHA, E, F, P, S, ran_changed_code
+from tests.unit.verify.helpers import (
+    HEAD_SHA,
+    E,
+    F,
+    P,
+    S,
+    decided_result,
+    ran_changed_code,
+)
 from tests.unit.verify.helpers import outcome as _outcome
 from verify_pr.models.compare import CompareResult, CompareVerdict
 from verify_pr.models.removed import RemovedStanding, RemovedTest, judge
 from verify_pr.models.report import TestStatus
 from verify_pr.publish.consistency import compare_problems
-from verify_pr.verify import compare as cmp
-from verify_pr.verify.suite import SuiteOutcome
-from verify_pr.verify.testcases import statuses
+from verify_pr.runners.registry import runner_named
+from verify_pr.verify.decision import decide as cmp
+from verify_pr.verify.runs.suite import SuiteOutcome
+from verify_pr.verify.runs.testcases import statuses
 
 OWN = {"t_bug": F, "t_ok": P, "t_old": P, "t_p[1-3]": P}
 BEFORE = {"t_bug": F, "t_ok": P, "t_p[1-2]": F}  # the PR's tests: t_old and t_p[1-3] gone
@@ -39,16 +48,15 @@ def _result(on_head: dict[str, TestStatus] | None) -> CompareResult:
             pairing.proofs,
             statuses(own.verdict),
         )
-    ev = cmp.Evidence(
+    return decided_result(
+        before,
+        head,
         base_own=own,
         edited=("m.py",),
         removed=tests,
         removed_run=removed_run,
         changed_code=ran_changed_code(before, head, own),  # what a real fix's re-runs show
-    )
-    context = cmp.Context(code_paths=("x.py",))
-    return cmp.build_result(
-        BASE_SHA, HEAD_SHA, before, head, [], False, evidence=ev, context=context
+        code=("x.py",),
     )
 
 
@@ -139,14 +147,16 @@ def test_a_test_in_a_code_path_of_the_pr_is_never_run_from_base(tmp_path: Path) 
     """A doctest gone from a module the PR changes: base's version of its file is base's
     code, so running it there would judge base's code; it stays gone. Control: the same test
     in a test file runs."""
-    from verify_pr.verify.removed import judge_removed
-    from verify_pr.verify.suite import SuitePlan
+    from verify_pr.verify.pairing.removed import judge_removed
+    from verify_pr.verify.runs.suite import SuitePlan
 
     base, after = tmp_path / "base", tmp_path / "after"
     for tree in (base, after):
         tree.mkdir()
         (tree / "m.py").write_text("x = 1\n")
-    plan = SuitePlan("pytest", "python3 -m pytest --junitxml=/work/r.xml", "/work/r.xml", "junit")
+    plan = SuitePlan(
+        runner_named("pytest"), "python3 -m pytest --junitxml=/work/r.xml", "/work/r.xml", "junit"
+    )
     ran: list[object] = []
 
     def run_all(jobs: list[tuple[Path, SuitePlan]]) -> list[SuiteOutcome]:

@@ -11,11 +11,14 @@ import pytest
 from tests.unit.verify.helpers import FIXED_BASE, FIXED_HEAD, F, P, outcome
 from verify_pr.models.report import ReportFormat, TestCase, TestReport, TestStatus
 from verify_pr.models.sandbox import RunStatus
-from verify_pr.verify import rerun
-from verify_pr.verify.suite import SuiteOutcome, SuitePlan
+from verify_pr.runners.registry import runner_named
+from verify_pr.verify.proof import rerun
+from verify_pr.verify.runs.suite import SuiteOutcome, SuitePlan
 
-PLAN = SuitePlan("pytest", "python3 -m pytest --junitxml=/tmp/r.xml", "/tmp/r.xml", "pytest")
-CUSTOM = SuitePlan("custom", "sh run-tests.sh /tmp/r.xml", "/tmp/r.xml", "junit")
+PLAN = SuitePlan(
+    runner_named("pytest"), "python3 -m pytest --junitxml=/tmp/r.xml", "/tmp/r.xml", "pytest"
+)
+CUSTOM = SuitePlan(None, "sh run-tests.sh /tmp/r.xml", "/tmp/r.xml", "junit")
 BEFORE, AFTER = Path("/trees/before"), Path("/trees/after")
 
 
@@ -100,7 +103,9 @@ def test_no_re_run_without_a_proof_or_with_zero_repetitions() -> None:
     assert runs.batches == []
 
 
-JEST = SuitePlan("jest", "jest --ci --json --outputFile=/work/r.json", "/work/r.json", "jest")
+JEST = SuitePlan(
+    runner_named("jest"), "jest --ci --json --outputFile=/work/r.json", "/work/r.json", "jest"
+)
 
 
 def _reps(*reps: dict[str, TestStatus]) -> SuiteOutcome:
@@ -176,7 +181,9 @@ def test_a_file_that_cannot_load_on_base_counts_once_per_repetition() -> None:
 
 def test_runners_that_run_a_file_once_keep_a_process_per_repetition() -> None:
     for runner in ("vitest", "bun", "pytest"):
-        plan = SuitePlan(runner, f"{runner} --out /work/r.json", "/work/r.json", runner)
+        plan = SuitePlan(
+            runner_named(runner), f"{runner} --out /work/r.json", "/work/r.json", runner
+        )
         head = _reps({"t_bug": P})
         proof = [head.report.testcases[0].id]
         runs = _Scripted([_reps({"t_bug": F}), _reps({"t_bug": P})] * 3)

@@ -11,7 +11,7 @@ from verify_pr.models.report import RedFlag, ReportFormat, TestCase, TestReport,
 from verify_pr.models.sandbox import ReportStatus, RunStatus, SandboxResult
 from verify_pr.models.verdict import Verdict
 from verify_pr.runners.config_code import REPLACES_RUNNER
-from verify_pr.verify.rules import DEPENDENCIES_HINT, Judgement, judge
+from verify_pr.verify.runs.rules import DEPENDENCIES_HINT, Judgement, judge
 
 TAMPER = ["conftest.py can rewrite results"]
 SEEN_VERDICTS: set[Verdict] = set()

@@ -20,8 +20,10 @@ from verify_pr.github.settings import VerifySettings
 from verify_pr.models.coverage import CoverageState, FileCoverage, PatchCoverage
 from verify_pr.render.coverage import headline, meaning
 from verify_pr.render.job_summary import run_job_summary
-from verify_pr.verify import cli, suite
-from verify_pr.verify.run_coverage import start_run
+from verify_pr.runners.registry import runner_named
+from verify_pr.verify import cli
+from verify_pr.verify.coverage.run import start_run
+from verify_pr.verify.runs import suite
 
 CODE = "def add(a, b):\n    return a - b\n"
 FIXED = "def add(a, b):\n    return a + b\n\n\ndef helper(x):\n    return x\n"
@@ -71,7 +73,7 @@ def test_diff_base_needs_a_git_work_tree(
 
 def test_the_session_measures_the_changed_code_lines(repo: tuple[Path, str, str]) -> None:
     path, base, _head = repo
-    run = start_run(path, base, "pytest")
+    run = start_run(path, base, runner_named("pytest"))
     # the test file changed too, but only code is measured (compare's split)
     assert run.code == ["calc.py"] and run.session.files == ["calc.py"]
     assert run.session.changed == {"calc.py": (2, 3, 4, 5, 6)}
@@ -81,7 +83,7 @@ def test_the_session_measures_the_changed_code_lines(repo: tuple[Path, str, str]
 def test_a_base_that_is_not_there_is_not_measured(repo: tuple[Path, str, str]) -> None:
     path = repo[0]
     for rev in ("0" * 40, "no-such-branch"):
-        run = start_run(path, rev, "pytest")
+        run = start_run(path, rev, runner_named("pytest"))
         assert (
             run.session.reason.startswith("not measured: ")
             and "shallow clone" in run.session.reason
@@ -94,16 +96,16 @@ def test_uncommitted_changes_to_a_measured_file_are_not_measured(
 ) -> None:
     path, base, _ = repo
     (path / "calc.py").write_text(FIXED + "\nX = 1\n")
-    assert "uncommitted changes" in start_run(path, base, "pytest").session.reason
+    assert "uncommitted changes" in start_run(path, base, runner_named("pytest")).session.reason
     # the twin: a change outside the measured files leaves the figures
     git(path, "checkout", "--quiet", "--", "calc.py")
     (path / "notes.txt").write_text("x\n")
     (path / "test_calc.py").write_text(TESTS)
-    assert not start_run(path, base, "pytest").session.reason
+    assert not start_run(path, base, runner_named("pytest")).session.reason
 
 
 def test_a_runner_without_a_tracer_is_said(repo: tuple[Path, str, str]) -> None:
-    assert "bun has no coverage" in start_run(repo[0], repo[1], "bun").session.reason
+    assert "bun has no coverage" in start_run(repo[0], repo[1], runner_named("bun")).session.reason
 
 
 def _run_cov() -> PatchCoverage:

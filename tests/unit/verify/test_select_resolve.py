@@ -5,19 +5,28 @@ found from the classname against the trees it runs on, and refused whenever that
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 
 import pytest
 
 from tests.unit.verify.helpers import outcome
 from verify_pr.models.report import ReportFormat, TestCase, TestReport, TestStatus
-from verify_pr.verify import rerun
-from verify_pr.verify.select import batch_selector, modules_in, pytest_node_id, selector
-from verify_pr.verify.suite import SuiteOutcome, SuitePlan
+from verify_pr.runners.registry import runner_named
+from verify_pr.verify.proof import rerun
+from verify_pr.verify.runs.select import batch_selector, modules_in, pytest_node_id, selector
+from verify_pr.verify.runs.suite import SuiteOutcome, SuitePlan
 
-PLAN = SuitePlan("pytest", "python3 -m pytest --junitxml=/tmp/r.xml", "/tmp/r.xml", "pytest")
+PLAN = SuitePlan(
+    runner_named("pytest"), "python3 -m pytest --junitxml=/tmp/r.xml", "/tmp/r.xml", "pytest"
+)
 RUBY = "tests.test_plugins.TestPlugin1_ruby"
 RUBY_ID = "tests/test_plugins.py::TestPlugin1_ruby::test_ruby_splits_001"
+
+
+def _shell(argv: tuple[str, ...] | None) -> str | None:
+    """A selection as the shell sees it after the runner's command (``SuitePlan.command``)."""
+    return None if argv is None else shlex.join(argv)
 
 
 def _case(name: str, classname: str | None, file: str | None) -> TestCase:
@@ -46,19 +55,19 @@ def trees(tmp_path: Path) -> tuple[Path, Path]:
 def test_the_mistune_shape_resolves_to_the_collecting_module(trees: tuple[Path, Path]) -> None:
     is_module = modules_in(*trees)
     assert pytest_node_id(_mistune(), is_module) == RUBY_ID
-    assert selector("pytest", _mistune(), is_module) == RUBY_ID
+    assert _shell(selector(runner_named("pytest"), _mistune(), is_module)) == RUBY_ID
     hook = _case("test_render_empty_toc", "tests.test_hooks.TestTocHook", "tests/__init__.py")
-    assert batch_selector("pytest", [_mistune(), hook], is_module) == (
+    assert _shell(batch_selector(runner_named("pytest"), [_mistune(), hook], is_module)) == (
         f"{RUBY_ID} tests/test_hooks.py::TestTocHook::test_render_empty_toc"
     )
     # the name is shell-quoted as any other: the report's text, one word
     evil = _mistune("t'; rm -rf / #")
-    assert selector("pytest", evil, is_module) == (
+    assert _shell(selector(runner_named("pytest"), evil, is_module)) == (
         "'tests/test_plugins.py::TestPlugin1_ruby::t'\"'\"'; rm -rf / #'"
     )
     # without the trees (or for a runner that is not pytest) nothing is resolved: as before
     assert pytest_node_id(_mistune()) is None
-    assert selector("pytest", _mistune()) is None
+    assert _shell(selector(runner_named("pytest"), _mistune())) is None
 
 
 def test_the_longest_prefix_that_is_a_module_wins(tmp_path: Path) -> None:
@@ -87,7 +96,9 @@ def test_a_classname_that_names_no_module_of_the_tree_stays_unselectable(
     _tree(trees[1], "-ptests/test_plugins.py")
     is_module = modules_in(*trees)
     assert pytest_node_id(_mistune(classname=classname), is_module) is None
-    assert selector("pytest", _mistune(classname=classname), is_module) is None
+    assert (
+        _shell(selector(runner_named("pytest"), _mistune(classname=classname), is_module)) is None
+    )
 
 
 def test_a_module_in_only_one_tree_stays_unselectable(tmp_path: Path) -> None:

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from verify_pr.verify.setup_name import from_package
-from verify_pr.verify.testpaths import rule_for
+from verify_pr.runners.registry import runner_named
+from verify_pr.verify.split.setup_name import from_package
+from verify_pr.verify.split.testpaths import rule_for
 
 TOX = "[pytest]\naddopts = --doctest-modules\ntestpaths = docs sortedcontainers tests\n"
 TITLE = "__title__ = 'sortedcontainers'\n__version__ = '2.2.2'\n"
@@ -34,7 +35,7 @@ def _tree(tmp_path: Path, setup_py: str, init: str = TITLE, where: str = "") -> 
     ],
 )
 def test_the_packages_own_title_names_it(tmp_path: Path, setup_py: str) -> None:
-    rule = rule_for(_tree(tmp_path, setup_py), "pytest")
+    rule = rule_for(_tree(tmp_path, setup_py), runner_named("pytest"))
     assert rule.is_code("sortedcontainers/sortedlist.py")
     assert rule.is_test("tests/test_coverage_sortedlist.py")
     assert rule.is_test("sortedcontainers/test_inside.py")  # names still decide inside
@@ -65,7 +66,7 @@ def test_the_packages_own_title_names_it(tmp_path: Path, setup_py: str) -> None:
 def test_anything_else_keeps_the_entry_a_folder_of_tests(
     tmp_path: Path, setup_py: str, init: str
 ) -> None:
-    rule = rule_for(_tree(tmp_path, setup_py, init), "pytest")
+    rule = rule_for(_tree(tmp_path, setup_py, init), runner_named("pytest"))
     assert rule.is_test("sortedcontainers/sortedlist.py")
 
 

@@ -1,4 +1,4 @@
-"""Every tree of a compare is settled the same way (``verify/sides.py``): one time, normal
+"""Every tree of a compare is settled the same way (``verify/trees/sides.py``): one time, normal
 modes, a random path of one length, entries created in sorted order."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from verify_pr.verify import sides
+from verify_pr.verify.trees import sides
 
 
 def _tree(root: Path, names: list[str]) -> Path:

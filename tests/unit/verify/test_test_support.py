@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from verify_pr.verify.test_support import is_support_dir, product_imports
+from verify_pr.verify.split.test_support import is_support_dir, product_imports
 
 
 @pytest.mark.parametrize(

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import pytest
 
 from verify_pr.models.report import TestCase, TestStatus
-from verify_pr.verify.select import batch_selector, pytest_node_id, selector
-from verify_pr.verify.testpaths import rule_for, split
+from verify_pr.runners.registry import runner_named
+from verify_pr.verify.runs.select import batch_selector, pytest_node_id, selector
+from verify_pr.verify.split.testpaths import rule_for, split
 
 
 @pytest.mark.parametrize(
@@ -34,7 +36,7 @@ def test_pytest_rule_comes_from_base_config(
 ) -> None:
     if config:
         (tmp_path / "pytest.ini").write_text(config)
-    assert rule_for(tmp_path, "pytest").is_test(path) is is_test
+    assert rule_for(tmp_path, runner_named("pytest")).is_test(path) is is_test
 
 
 @pytest.mark.parametrize(
@@ -63,9 +65,14 @@ def test_a_testpaths_entry_that_is_the_projects_package_holds_code(
     (tmp_path / root).mkdir()
     if root_init:
         (tmp_path / root / "__init__.py").write_text("")
-    rule = rule_for(tmp_path, "pytest")
+    rule = rule_for(tmp_path, runner_named("pytest"))
     assert rule.is_code(path) is is_code
     assert not rule.is_test(f"{root}/data.json") if is_code else True
+
+
+def _shell(argv: tuple[str, ...] | None) -> str | None:
+    """A selection as the shell sees it after the runner's command (``SuitePlan.command``)."""
+    return None if argv is None else shlex.join(argv)
 
 
 def test_the_package_from_setup_cfg_metadata(tmp_path: Path) -> None:
@@ -74,7 +81,7 @@ def test_the_package_from_setup_cfg_metadata(tmp_path: Path) -> None:
     )
     (tmp_path / "toolz").mkdir()
     (tmp_path / "toolz" / "__init__.py").write_text("")
-    rule = rule_for(tmp_path, "pytest")
+    rule = rule_for(tmp_path, runner_named("pytest"))
     assert rule.is_code("toolz/itertoolz.py") and "not the packages toolz" in rule.describe()
 
 
@@ -102,7 +109,7 @@ def test_the_package_from_a_literal_name_in_setup_py(
     (tmp_path / "setup.py").write_text(setup_py)
     (tmp_path / "src" / "webob").mkdir(parents=True)
     (tmp_path / "src" / "webob" / "__init__.py").write_text("")
-    rule = rule_for(tmp_path, "pytest")
+    rule = rule_for(tmp_path, runner_named("pytest"))
     assert rule.is_code("src/webob/response.py") is is_code
     assert rule.is_test("tests/test_response.py")
 
@@ -115,14 +122,14 @@ def test_metadata_names_win_over_setup_py(tmp_path: Path) -> None:
     (tmp_path / "setup.py").write_text("from setuptools import setup\nsetup(name='toolz')\n")
     (tmp_path / "toolz").mkdir()
     (tmp_path / "toolz" / "__init__.py").write_text("")
-    assert rule_for(tmp_path, "pytest").is_test("toolz/core.py")
+    assert rule_for(tmp_path, runner_named("pytest")).is_test("toolz/core.py")
 
 
 def test_pyproject_table_and_split(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(
         '[tool.pytest.ini_options]\npython_files = ["spec_*.py"]\ntestpaths = ["checks"]\n'
     )
-    rule = rule_for(tmp_path, "pytest")
+    rule = rule_for(tmp_path, runner_named("pytest"))
     assert rule.source == "pyproject.toml [tool.pytest.ini_options]"
     assert split(["a.py", "spec_a.py", "checks/x.bin"], rule) == (
         ["checks/x.bin", "spec_a.py"],
@@ -146,7 +153,7 @@ def test_pyproject_table_and_split(tmp_path: Path) -> None:
 )
 def test_js_rule(tmp_path: Path, path: str, is_test: bool) -> None:
     for runner in ("jest", "vitest", "bun", "custom"):
-        assert rule_for(tmp_path, runner).is_test(path) is is_test
+        assert rule_for(tmp_path, runner_named(runner)).is_test(path) is is_test
 
 
 def _case(name: str, classname: str | None, file: str | None) -> TestCase:
@@ -174,18 +181,25 @@ def test_pytest_node_ids() -> None:
 
 def test_selectors_are_one_quoted_word_each() -> None:
     evil = _case("t'; rm -rf / #", "tests.test_x", "tests/test_x.py")
-    assert selector("pytest", evil) == "'tests/test_x.py::t'\"'\"'; rm -rf / #'"
+    assert (
+        _shell(selector(runner_named("pytest"), evil)) == "'tests/test_x.py::t'\"'\"'; rm -rf / #'"
+    )
     js = _case("adds (a+b)", "math > sum", "src/math.test.js")
-    assert selector("jest", js) == "-t '^math sum adds \\(a\\+b\\)$' -- 'src\\/math\\.test\\.js'"
-    assert selector("vitest", js) == "src/math.test.js -t 'adds \\(a\\+b\\)$'"
-    assert selector("custom", js) is None
-    assert selector("pytest", _case("t\\x1b", "m", "m.py")) is None  # an escaped name
-    assert selector("jest", _case("t", None, "../x.test.js")) is None
+    assert (
+        _shell(selector(runner_named("jest"), js))
+        == "-t '^math sum adds \\(a\\+b\\)$' -- 'src\\/math\\.test\\.js'"
+    )
+    assert _shell(selector(runner_named("vitest"), js)) == "src/math.test.js -t 'adds \\(a\\+b\\)$'"
+    assert _shell(selector(None, js)) is None
+    assert (
+        _shell(selector(runner_named("pytest"), _case("t\\x1b", "m", "m.py"))) is None
+    )  # an escaped name
+    assert _shell(selector(runner_named("jest"), _case("t", None, "../x.test.js"))) is None
 
 
 def test_parallelism_is_bounded_by_jobs_cores_and_memory() -> None:
     from verify_pr.sandbox.resources import DEFAULT_RESOURCES as default
-    from verify_pr.verify.parallel import parallelism
+    from verify_pr.verify.runs.parallel import parallelism
 
     assert parallelism(1, default, cores=2, available_bytes=64 << 30) == 1
     assert parallelism(3, default, cores=2, available_bytes=64 << 30) == 2  # two cores
@@ -196,7 +210,7 @@ def test_parallelism_is_bounded_by_jobs_cores_and_memory() -> None:
 def test_parallelism_counts_each_runs_cpus_and_memory() -> None:
     from verify_pr.sandbox.resources import DEFAULT_RESOURCES as default
     from verify_pr.sandbox.resources import Resources
-    from verify_pr.verify.parallel import parallelism
+    from verify_pr.verify.runs.parallel import parallelism
 
     room = {"cores": 4, "available_bytes": 64 << 30}
     assert parallelism(3, default, **room) == 3
@@ -209,7 +223,7 @@ def test_parallelism_counts_each_runs_cpus_and_memory() -> None:
 def test_whole_runs_started_together_share_the_cores_when_they_outnumber_them() -> None:
     from verify_pr.sandbox.resources import DEFAULT_RESOURCES as default
     from verify_pr.sandbox.resources import Resources
-    from verify_pr.verify.parallel import pool_width
+    from verify_pr.verify.runs.parallel import pool_width
 
     room = {"cores": 2, "available_bytes": 64 << 30}
     assert pool_width(3, default, **room) == 3  # before, head, base's own: all at once
@@ -227,7 +241,7 @@ def test_the_pools_first_batch_runs_at_once(monkeypatch: pytest.MonkeyPatch) -> 
     import threading
 
     from verify_pr.sandbox.resources import DEFAULT_RESOURCES as default
-    from verify_pr.verify import parallel
+    from verify_pr.verify.runs import parallel
 
     monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
     monkeypatch.setattr(parallel, "available_bytes", lambda: 64 << 30)
@@ -253,7 +267,7 @@ def test_the_pools_first_batch_runs_at_once(monkeypatch: pytest.MonkeyPatch) -> 
 
 def test_pool_keeps_job_order_and_reads_this_machine() -> None:
     from verify_pr.sandbox.resources import DEFAULT_RESOURCES as default
-    from verify_pr.verify.parallel import SandboxPool, available_bytes, usable_cores
+    from verify_pr.verify.runs.parallel import SandboxPool, available_bytes, usable_cores
 
     assert usable_cores() >= 1
     assert available_bytes() > 0  # /proc/meminfo is there on Linux
@@ -288,24 +302,34 @@ def test_the_proof_runs_together_in_one_selector_each_test_quoted() -> None:
         _case("t_a", "tests.test_x", "tests/test_x.py"),
         _case("t_b", "tests.test_y", "tests/test_y.py"),
     )
-    assert batch_selector("pytest", [a, b]) == "tests/test_x.py::t_a tests/test_y.py::t_b"
+    assert (
+        _shell(batch_selector(runner_named("pytest"), [a, b]))
+        == "tests/test_x.py::t_a tests/test_y.py::t_b"
+    )
     js1, js2 = (
         _case("adds (a+b)", "math sum", "src/m.test.js"),
         _case("subs", None, "src/m.test.js"),
     )
-    assert batch_selector("jest", [js1, js2]) == (
+    assert _shell(batch_selector(runner_named("jest"), [js1, js2])) == (
         "-t '^(?:math sum adds \\(a\\+b\\)|subs)$' -- 'src\\/m\\.test\\.js'"
     )
-    assert batch_selector("vitest", [js1, js2]) == "src/m.test.js -t '(?:adds \\(a\\+b\\)|subs)$'"
+    assert (
+        _shell(batch_selector(runner_named("vitest"), [js1, js2]))
+        == "src/m.test.js -t '(?:adds \\(a\\+b\\)|subs)$'"
+    )
     # one test no selector can reach spoils the batch; none is no batch
-    assert batch_selector("pytest", [a, _case("t\\x1b", "m", "m.py")]) is None
-    assert batch_selector("custom", [js1]) is None
-    assert batch_selector("pytest", []) is None
+    assert _shell(batch_selector(runner_named("pytest"), [a, _case("t\\x1b", "m", "m.py")])) is None
+    assert _shell(batch_selector(None, [js1])) is None
+    assert _shell(batch_selector(runner_named("pytest"), [])) is None
 
 
 def test_pytest_s_own_escapes_in_a_parameter_id_are_selected_as_written() -> None:
     """pytest writes a non-ASCII parameter id escaped in the node id, and takes it so."""
     case = _case("test_x[\\xe9]", "tests.test_x", "tests/test_x.py")
-    assert selector("pytest", case) == "'tests/test_x.py::test_x[\\xe9]'"
-    assert selector("pytest", _case("t\\x1b[a]", "m", "m.py")) is None  # in the name itself
-    assert selector("vitest", _case("t[\\xe9]", None, "m.test.js")) is None  # ours, not vitest's
+    assert _shell(selector(runner_named("pytest"), case)) == "'tests/test_x.py::test_x[\\xe9]'"
+    assert (
+        _shell(selector(runner_named("pytest"), _case("t\\x1b[a]", "m", "m.py"))) is None
+    )  # in the name itself
+    assert (
+        _shell(selector(runner_named("vitest"), _case("t[\\xe9]", None, "m.test.js"))) is None
+    )  # ours, not vitest's

@@ -14,7 +14,7 @@ Every passing assertion of a report from our command must carry the flag (:data:
 the parser treats a missing one as a red flag (:mod:`verify_pr.reports.jest_json`). The tests
 run in the same process as jest's recorder and can forge its output, as they can forge the
 report: a missing record only adds caution, and the line reader
-(:mod:`verify_pr.verify.expected_failures`) still runs beside it.
+(:mod:`verify_pr.verify.runs.expected_failures`) still runs beside it.
 """
 
 from __future__ import annotations

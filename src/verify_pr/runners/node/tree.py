@@ -14,6 +14,7 @@ from pathlib import Path
 
 from verify_pr.contract import WORK_DIR
 from verify_pr.runners import _files
+from verify_pr.runners.base import PlannedCommand
 from verify_pr.runners.pytest.tree import PROBE_TAG
 
 # npm's package-name rules (lower case, optional scope), without quotes or spaces.
@@ -34,3 +35,12 @@ def probe_command(name: str) -> str:
         f'catch (e) {{}} console.log("{PROBE_TAG}", "{name}", o);'
     )
     return f"node -e '{code}'"
+
+
+def probed_plan(command: str, tree: Path) -> PlannedCommand:
+    """``command`` after the probe of where the package's own name resolves (jest's and
+    vitest's plan alike); the command alone when the tree names no package."""
+    name = package_name(tree)
+    if not name:
+        return PlannedCommand(command)
+    return PlannedCommand(f"{probe_command(name)}; {command}", (name,))

@@ -30,11 +30,11 @@ PYTEST_MAIN = (
     f"import os, sys, types, pytest; {_MARK_XFAIL}; sys.path.insert(0, os.getcwd()); "
     "sys.exit(pytest.main(plugins=[p]))"
 )
-# Base's own collection (``verify.base_own``): the same command with ``--collect-only``, and a
-# plugin that, once collection has finished, hands junitxml one skipped result per collected
-# item, built from the item itself: the report's testcases are then named exactly as a run of
-# those items names them (junitxml forms the ids), and collection errors are written as in a
-# run. The skip's message says what it is: collected, not run.
+# Base's own collection (``verify.pairing.base_own``): the same command with
+# ``--collect-only``, and a plugin that, once collection has finished, hands junitxml one
+# skipped result per collected item, built from the item itself: the report's testcases are
+# then named exactly as a run of those items names them (junitxml forms the ids), and
+# collection errors are written as in a run. The skip's message says what it is: collected, not run.
 COLLECTED_MESSAGE = "verify-pr: collected, not run"
 _COLLECTED = (  # double quotes only, as _MARK_XFAIL
     "import _pytest.reports; R = _pytest.reports.TestReport; "

@@ -1,7 +1,7 @@
 """Where pytest reads its ini options: the files, their tables, and ``addopts``.
 
 One module owns this, below its readers: the runner (detection, tamper signals), the scan for
-config that runs code (``config_code``) and compare's test rule (``verify.testpaths``).
+config that runs code (``config_code``) and compare's test rule (``verify.split.testpaths``).
 """
 
 from __future__ import annotations

@@ -94,11 +94,7 @@ class VitestRunner(RunnerDefaults):
 
     def plan(self, report_path: str, tree: Path) -> PlannedCommand:
         """The command after the probe of where the package's own name resolves."""
-        command = self.command(report_path)
-        name = node_tree.package_name(tree)
-        if not name:
-            return PlannedCommand(command)
-        return PlannedCommand(f"{node_tree.probe_command(name)}; {command}", (name,))
+        return node_tree.probed_plan(self.command(report_path), tree)
 
     def select(self, case: TestCase, is_module: IsModule | None = None) -> Argv | None:
         return _select.by_path_select(case)

@@ -1,0 +1,1 @@
+"""The verdict of a compare from the stages' hand-offs, and what the summary lists."""

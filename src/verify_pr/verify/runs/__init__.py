@@ -1,0 +1,1 @@
+"""One run of a suite through the sandbox, judged from its report alone."""

@@ -1,0 +1,1 @@
+"""The PR's changed paths split into code and everything else (tests, data, support)."""

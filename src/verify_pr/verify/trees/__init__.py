@@ -1,0 +1,1 @@
+"""The trees a compare runs: built from fresh exports, then settled alike."""
