@@ -17,6 +17,11 @@ which IS VERIFIED (the positive control: the rule that stops the attack does not
   the go command writes the stream at its own offset, so the real events stand.
 - replace: go.mod's `replace` points the dependency at a fixed copy inside the tree: go.mod
   judges the PR (and under --strict-harness base's go.mod runs: the test fails on head).
+- code_in_test / redeclared: the fix lives in an in-package test file (compiled into the same
+  package): head's code calls a function only that test file declares, or the test file
+  redeclares base's function (the package does not build on base's code, so its tests
+  "fail" there). Both were VERIFIED before the rule (``runners/go/test_decls.py``): such a
+  test file judges the PR.
 """
 
 from __future__ import annotations
@@ -113,6 +118,16 @@ APP_TEST = (
     '\t\tt.Fatalf("Sum(2, 3) = %d", got)\n\t}\n}\n'
 )
 
+# code_in_test, redeclared: the fix in a test file; the twin's test file has a helper of its own
+IMPL_TEST = (
+    'package calc\n\nimport "testing"\n\n'
+    "func addImpl(a, b int) int { return a + b }\n\nfunc TestImpl(t *testing.T) {}\n"
+)
+REDECLARE_TEST = IMPL_TEST.replace("func addImpl(", "func Add(")
+HELPER_TEST = ADD_TEST.replace("Add(2, 3); got != 5", "sum3(2, 3, 0); got != 5") + (
+    "\nfunc sum3(a, b, c int) int { return Add(Add(a, b), c) }\n"
+)
+
 Files = dict[str, str | bytes | None]
 BASE: Files = {"go.mod": GO_MOD, "calc.go": CALC_BUGGY, "mul_test.go": MUL_TEST}
 FAILING_BASE: Files = {**BASE, "add_test.go": ADD_TEST}
@@ -164,6 +179,26 @@ FAMILIES: dict[str, tuple[Files, Files, Files]] = {
         {"add_test.go": REPORT_TEST.replace("@FORGE@", FORGE)},
         {"add_test.go": REPORT_TEST.replace("\t\t@FORGE@\n", ""), "calc.go": CALC_FIXED},
     ),
+    "code_in_test": (
+        BASE,
+        {
+            "calc.go": CALC_BUGGY.replace("return a - b", "return addImpl(a, b)"),
+            "impl_test.go": IMPL_TEST,
+            "add_test.go": ADD_TEST,
+        },
+        {"calc.go": CALC_FIXED, "add_test.go": HELPER_TEST},
+    ),
+    "redeclared": (
+        BASE,
+        {
+            "calc.go": CALC_BUGGY.replace(
+                "// Add returns a+b.\nfunc Add(a, b int) int { return a - b }\n\n", ""
+            ),
+            "impl_test.go": REDECLARE_TEST,
+            "add_test.go": ADD_TEST,
+        },
+        {"calc.go": CALC_FIXED, "add_test.go": HELPER_TEST},
+    ),
     "replace": (
         {"go.mod": APP_MOD, "app.go": APP, "lib/go.mod": LIB_MOD, "lib/add.go": LIB_BUGGY},
         {
@@ -211,6 +246,8 @@ NEEDLES = {
     "golden": "does not show what the PR fixes",
     "report_path": "does not show what the PR fixes",
     "replace": "go.mod",
+    "code_in_test": "code that builds only with the tests",
+    "redeclared": "code that builds only with the tests",
 }
 
 
@@ -241,6 +278,10 @@ def test_a_go_attack_is_not_verified(family: str, tmp_path: Path) -> None:
             add.message or ""
         )
         control("the test found the report it is written to and appended its own pass")
+    elif family in ("code_in_test", "redeclared"):
+        assert head.get("TestAdd") == "passed"
+        assert f"{PACKAGE}::::TestAdd" in {p.id for p in result.proofs}
+        control("TestAdd fails on base's code and passes on head: a proof, but for the rule")
     elif family == "replace":
         assert head.get("TestSum") == "passed"
         control("TestSum passes on head through the fixed copy go.mod's replace names")

@@ -21,6 +21,7 @@ import path: not read yet, so "cannot", with that note).
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 from pathlib import Path
 
 from verify_pr.contract import WORK_DIR, RunnerName
@@ -159,10 +160,14 @@ class GoRunner(RunnerDefaults):
             ),
         )
 
-    def harness_paths(self, tree: Path) -> dict[str, str]:
-        from verify_pr.runners.go import facts
+    def harness_paths(self, trees: Sequence[Path]) -> dict[str, str]:
+        from verify_pr.runners.go import facts, test_decls
 
-        return facts.static_harness(tree)
+        found = test_decls.test_files_with_code(trees)
+        for tree in trees:
+            for path, why in facts.static_harness(tree).items():
+                found.setdefault(path, why)
+        return found
 
     def parse(self, report_bytes: ReportSource) -> TestReport:
         return parse_go_json(report_bytes)
