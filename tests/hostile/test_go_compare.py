@@ -259,7 +259,7 @@ def test_a_go_attack_is_not_verified(family: str, tmp_path: Path) -> None:
     head = _statuses(result, "head")
     if family == "renamed":
         assert "TestAdd" not in head
-        control("base's own run shows TestAdd failing; the renamed file still declares it")
+        control("under a _test.go name the same test runs and fails on base's code (the twin)")
     elif family == "build_tag":
         assert "TestAdd" not in head
         control("without the tag the same file runs TestAdd, failing on base (the twin)")
