@@ -33,27 +33,18 @@ import pytest
 from tests.conftest import require_docker
 from tests.git_helpers import commit, init_repo
 from tests.hostile.helpers import RECORD, control
-from tests.integration.go_helpers import GO_IMAGE
+from tests.integration.go_helpers import (
+    ADD_TEST,
+    CALC_BUGGY,
+    CALC_FIXED,
+    GO_IMAGE,
+    GO_MOD,
+    MUL_TEST,
+)
 from tests.integration.helpers import compare
 from verify_pr.models.compare import CompareResult
 
-GO_MOD = "module example.com/calc\n\ngo 1.22\n"
 PACKAGE = "example.com/calc"
-CALC_BUGGY = (
-    "package calc\n\n"
-    "// Add returns a+b.\nfunc Add(a, b int) int { return a - b }\n\n"
-    "// Mul returns a*b.\nfunc Mul(a, b int) int { return a * b }\n"
-)
-CALC_FIXED = CALC_BUGGY.replace("return a - b", "return a + b")
-MUL_TEST = (
-    'package calc\n\nimport "testing"\n\n'
-    "func TestMul(t *testing.T) {\n\tif Mul(2, 3) != 6 {\n\t\tt.Fatal(Mul(2, 3))\n\t}\n}\n"
-)
-ADD_TEST = (
-    'package calc\n\nimport "testing"\n\n'
-    "func TestAdd(t *testing.T) {\n\tif got := Add(2, 3); got != 5 {\n"
-    '\t\tt.Fatalf("Add(2, 3) = %d", got)\n\t}\n}\n'
-)
 TEST_MAIN = (
     'package calc\n\nimport (\n\t"os"\n\t"testing"\n)\n\n'
     "func TestMain(m *testing.M) {\n\tos.Exit(m.Run())\n}\n"
