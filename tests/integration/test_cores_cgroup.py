@@ -11,7 +11,7 @@ from tests.integration.helpers import IMAGES
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 PROBE = (
-    "import sys; sys.path.insert(0, '/src'); from verify_pr.verify import cores; "
+    "import sys; sys.path.insert(0, '/src'); from verify_pr.verify.runs import cores; "
     "print(cores.affinity(), cores.quota(), cores.usable())"
 )
 

@@ -118,7 +118,10 @@ def _compare(
     # shared: the PR's version on both sides (tests, and whatever is not known to be code)
     shared, code = split(trees.changed, rule)
     tests = [p for p in shared if rule.is_test(p)]
-    scan = closure.scan(trees.base, trees.after, trees.changed, trees.renames, rule.is_test)
+    runner = base_plan.runner
+    # what the runner reads from the files as harness (go: a test file defining TestMain)
+    read = {} if runner is None else runner.harness_paths((trees.base, trees.after))
+    scan = closure.scan(trees.base, trees.after, trees.changed, trees.renames, rule.is_test, read)
     harness = list(scan.paths)
     before_tree = _before_tree(trees, work, shared)
     if strict:
@@ -157,8 +160,15 @@ def _compare(
         own.started(futures[2])
     before, head = futures[0].result(), futures[1].result()
     coverage.take_head(head)
-    # also needed when head cannot load a test file the PR does not change (``unloaded``)
-    own_needed = bool(edited or others or unloaded.untouched(head, trees.changed))
+    # also needed when head cannot load a test file the PR does not change (``unloaded``), or
+    # before cannot load a package (a load failure naming no file): base's own run shows which
+    # of its tests passed before the PR, so none of those is taken for a proof (``pairing``)
+    own_needed = bool(
+        edited
+        or others
+        or unloaded.untouched(head, trees.changed)
+        or unloaded.unplaced(before, before_tree)
+    )
     started_early, base_own = None, None
     if own_needed:
         own.submit((before, head), pool.submit)

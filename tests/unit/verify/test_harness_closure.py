@@ -335,3 +335,16 @@ def test_a_module_the_tests_import_is_not_harness_and_one_they_do_not_is(tmp_pat
         "hooks.py",
         "util.py",
     )
+
+
+def test_the_runners_own_harness_reasons_join_the_scan(tmp_path: Path) -> None:
+    """What a runner reads as harness from the files (``Runner.harness_paths``: go's TestMain
+    file) is harness when the PR changes it, with the runner's why as the note."""
+    root = tree(tmp_path, {"go.mod": "module m\n", "main_test.go": "package m\n", "a.go": ""})
+    why = {"main_test.go": "a test file that defines TestMain"}
+    found = hc.scan(root, root, ["main_test.go", "a.go"], [], None, why)
+    assert found.paths == ("main_test.go",)
+    assert found.notes == (
+        "main_test.go judges the PR (a test file that defines TestMain): a harness file",
+    )
+    assert hc.scan(root, root, ["main_test.go"], []).paths == ()  # no runner: its name alone

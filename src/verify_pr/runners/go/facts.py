@@ -23,7 +23,8 @@ from typing import Any
 
 from verify_pr.errors import ReportError
 from verify_pr.reports._common import DEFAULT_TREE_ROOT, repo_relative
-from verify_pr.runners.go.runner import go_argv, go_shell
+from verify_pr.runners.go.toolchain import go_argv, go_shell
+from verify_pr.sandbox.tree_files import read_capped
 
 # only the fields read here: go list then skips its staleness checks
 LIST_ARGV: tuple[str, ...] = tuple(
@@ -33,6 +34,7 @@ MODULE_FILES = frozenset({"go.mod", "go.sum", "go.work", "go.work.sum"})
 VENDOR_LIST = "modules.txt"
 MAX_LIST_BYTES = 64 * 1024 * 1024
 MAX_PACKAGES = 100_000
+MAX_READ = 4 * 1024 * 1024  # of one test file; a longer one is harness (not read whole)
 # A top-level test, fuzz target, benchmark or example: what `go test` runs from a file.
 _DECLARES_TEST = re.compile(
     rb"^func\s+(?:Test|Fuzz|Benchmark|Example)(?:[^a-z\w]|[A-Z0-9_]|$)", re.MULTILINE
@@ -137,10 +139,32 @@ def harness_paths(tree: Path, packages: tuple[GoPackage, ...]) -> frozenset[str]
         if file.is_symlink() or not file.is_file():
             found.add(path)  # not a plain file: cannot be read as a test, so caution
             continue
-        text = file.read_bytes()[: 4 * 1024 * 1024]
+        read = read_capped(file, MAX_READ)
+        if read is None or read[1]:
+            found.add(path)  # unreadable, or longer than is read: caution
+            continue
+        text = read[0]
         if _TEST_MAIN.search(text) or not _DECLARES_TEST.search(text):
             found.add(path)
     return frozenset(found)
+
+
+def static_harness(tree: Path) -> dict[str, str]:
+    """The harness of ``tree`` (path -> why) from its files alone, as compare reads it before
+    any run: the test files are every ``*_test.go`` the go command can build (a superset of
+    what go list names: a file a build constraint leaves out is read too, which can only add
+    harness), so nothing the toolchain runs is left out."""
+    from verify_pr.runners.go.harness_code import go_test_files
+
+    files = tuple(go_test_files(tree))
+    found = harness_paths(tree, (GoPackage("", "", files, None),))
+    return {path: _why(path) for path in sorted(found)}
+
+
+def _why(path: str) -> str:
+    if is_module_file(path):
+        return "a module file: how every package builds"
+    return "a test file that defines TestMain or declares no test: it runs around the tests"
 
 
 def _walk_module_files(tree: Path) -> list[str]:

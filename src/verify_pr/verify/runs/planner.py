@@ -42,7 +42,7 @@ class Planner:
             return cls(suite, None)
         runner = detect_runner(base_tree, suite.runner)
         if not runner.compares:
-            # issue 38: the runner's selection, harness and re-runs are not wired yet
+            # a runner whose selection, harness and re-runs are not wired (none today)
             raise InputRefused(
                 f"compare does not support the {runner.name} runner yet: use verify-pr run"
             )
