@@ -12,6 +12,8 @@ does in the ordinary suite.
     .venv/bin/python scripts/hostile_table.py            # run, then rewrite table and line
     .venv/bin/python scripts/hostile_table.py --summary  # rewrite the README line from the table
     .venv/bin/python scripts/hostile_table.py --check    # in sync? exit 1 if not
+    .venv/bin/python scripts/hostile_table.py --update tests/hostile/test_x.py  # run these
+        # tests only: their rows replaced or added, every other row kept as the table has it
 """
 
 from __future__ import annotations
@@ -77,22 +79,34 @@ def cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def render(rows: dict[str, Row]) -> str:
+def render(rows: dict[str, Row], kept: dict[str, str] | None = None) -> str:
+    """The table of ``rows``, beside ``kept`` (id -> its line as the table has it)."""
     lines = [
         START,
         "| Test id (the attack) | Positive control (detected with the control absent) "
         "| Host outcome | Result |",
         "|---|---|---|---|",
     ]
-    for nodeid in sorted(rows):
-        row = rows[nodeid]
+    body = dict(kept or {})
+    for nodeid, row in rows.items():
         result = row.outcome + (f": {row.reason}" if row.reason else "")
-        lines.append(
+        body[nodeid] = (
             f"| `{nodeid}` | {cell('; '.join(row.control) or '-')} "
             f"| {cell('; '.join(row.host) or '-')} | {cell(result)} |"
         )
+    lines += [body[nodeid] for nodeid in sorted(body)]
     lines.append(END)
     return "\n".join(lines)
+
+
+def rows_in_doc() -> dict[str, str]:
+    """Each row of the table as it stands, by its test id."""
+    rows = {}
+    for line in table_in(TABLE_DOC).splitlines():
+        found = ROW_ID.match(line)
+        if found is not None:
+            rows[found.group(1)] = line
+    return rows
 
 
 def _replace_between(doc: Path, start: str, end: str, block: str) -> None:
@@ -156,6 +170,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only check the ids are in sync")
     parser.add_argument("--summary", action="store_true", help="rewrite the README line only")
+    parser.add_argument(
+        "--update", action="store_true", help="run only the given tests and update their rows"
+    )
     args, extra = parser.parse_known_args(argv)
     if args.summary:
         write_summary()
@@ -176,6 +193,16 @@ def main(argv: list[str] | None = None) -> int:
         print("run: .venv/bin/python scripts/hostile_table.py", file=sys.stderr)
         return 1
     collector = Collector()
+    if args.update:
+        if not extra:
+            raise SystemExit("--update needs the tests to run (paths or ids under tests/hostile)")
+        code = pytest.main(["-p", "no:cacheprovider", *extra], [collector])
+        suite = collect()
+        kept = {i: line for i, line in rows_in_doc().items() if i in suite}
+        write_table(render({i: r for i, r in collector.rows.items() if i in suite}, kept))
+        write_summary()
+        print(f"updated {len(collector.rows)} rows of docs/hostile.md and the README's line")
+        return int(code)
     code = pytest.main([SUITE, "-p", "no:cacheprovider", *extra], [collector])
     write_table(render(collector.rows))
     write_summary()

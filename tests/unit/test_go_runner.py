@@ -274,4 +274,20 @@ def test_a_test_file_that_declares_what_the_code_names_is_harness(tmp_path: Path
     found = test_decls.test_files_with_code((base, head))
     assert sorted(found) == ["pkg/impl_test.go", "pkg/redeclare_test.go"]
     assert "declares addImpl, which the code file pkg/calc.go names" in found["pkg/impl_test.go"]
-    assert test_decls.declared(b"func (c *C) fixed() {}\nfunc TestZ(t *T) {}\n") == {b"fixed"}
+    names = test_decls.declared(b"func (c *C) fixed() {}\nfunc TestZ(t *T) {}\ntype T int\n")
+    assert (names.bare, names.selected) == ({b"T"}, {b"fixed"})
+
+
+def test_a_selected_name_is_no_use_of_a_test_files_type(tmp_path: Path) -> None:
+    """mapstructure 1.5.0: its test file declares ``type Slice``; the code's ``reflect.Slice``
+    is another package's name, so the test file is no harness. A method the test file adds to
+    a code type is used where the code selects it (``c.fixed()``)."""
+    (tmp_path / "decode.go").write_text(
+        'package m\n\nimport "reflect"\n\nfunc k(v reflect.Value) bool {\n'
+        "\treturn v.Kind() == reflect.Slice\n}\n\nfunc run(c *C) { c.\n\t\tfixed() }\n"
+    )
+    (tmp_path / "m_test.go").write_text("package m\n\ntype Slice struct{ Vals []string }\n")
+    (tmp_path / "c_test.go").write_text("package m\n\nfunc (c *C) fixed() {}\n")
+    found = test_decls.test_files_with_code((tmp_path,))
+    assert sorted(found) == ["c_test.go"]
+    assert "declares fixed" in found["c_test.go"]

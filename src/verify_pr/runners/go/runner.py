@@ -13,9 +13,9 @@ files, ``vendor/modules.txt``, and the test files that hold ``TestMain`` or decl
 (``facts.harness_paths``, read from the files). Each package's tests run in a test binary of
 their own, so the proof's packages re-run together (``isolates_files``). Not wired:
 repetition in one process (``-count=N`` repeats a test inside the same binary, its package
-state kept: no isolation between repetitions, so a process per repetition), a collection of
-base (base's own run is whole), and coverage (``-coverprofile`` names blocks of files by
-import path: not read yet, so "cannot", with that note).
+state kept: no isolation between repetitions, so a process per repetition) and a collection of
+base (base's own run is whole). Coverage is go's own ``-coverprofile`` over the changed
+files' packages (``coverage``): what each proof ran, on both sides alike.
 """
 
 from __future__ import annotations
@@ -109,13 +109,9 @@ class GoRunner(RunnerDefaults):
     # select_repeated: cannot (-count=N repeats inside one test binary, its state kept)
 
     def coverage(self) -> Coverage:
-        return Coverage(
-            None,
-            missing=(
-                "not measured: go's -coverprofile names blocks of files by import path, "
-                "which verify-pr does not read yet"
-            ),
-        )
+        from verify_pr.runners.go.coverage import instrument
+
+        return Coverage(instrument, (".go",))
 
     def harness_paths(self, trees: Sequence[Path]) -> dict[str, str]:
         from verify_pr.runners.go import facts, test_decls

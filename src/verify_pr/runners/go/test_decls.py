@@ -6,9 +6,12 @@ on both sides as the PR's version, and the package only builds with its tests: s
 file judges the PR (harness).
 
 Read from the files' text, never executed: each in-package test file's top-level names (func,
-method, var, const and type declarations, grouped ones too; not the tests, ``TestMain`` or
-``init``), against every identifier of the same folder's code files in either tree, their
-comments and string literals left out. A false find only adds a harness file.
+var, const and type declarations, grouped ones too; not the tests, ``TestMain`` or ``init``)
+against the identifiers the same folder's code files name bare (in either tree, comments and
+string literals left out), and its methods against the names code selects (``x.name``). A
+package's own names are never selected, so ``reflect.Slice`` is no use of a test file's
+``type Slice`` (mapstructure 1.5.0's test file declares one). A false find only adds a harness
+file.
 """
 
 from __future__ import annotations
@@ -17,13 +20,15 @@ import os
 import re
 import stat
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from verify_pr.runners.go.harness_code import MAX_READ, go_test_files
 from verify_pr.sandbox import tree_files
 
 _PACKAGE = re.compile(rb"^package\s+(\w+)", re.MULTILINE)
-_FUNC = re.compile(rb"^func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)", re.MULTILINE)
+_FUNC = re.compile(rb"^func\s+([A-Za-z_]\w*)", re.MULTILINE)
+_METHOD = re.compile(rb"^func\s+\([^)]*\)\s*([A-Za-z_]\w*)", re.MULTILINE)
 _SINGLE = re.compile(rb"^(?:var|const|type)\s+([A-Za-z_]\w*)", re.MULTILINE)
 _GROUP = re.compile(rb"^(?:var|const|type)\s*\((.*?)^\)", re.MULTILINE | re.DOTALL)
 _GROUP_NAME = re.compile(rb"^\s*([A-Za-z_]\w*)", re.MULTILINE)
@@ -32,21 +37,44 @@ _RUN_BY_GO = re.compile(rb"^(?:Test|Benchmark|Example|Fuzz)(?:[^a-z]|$)")
 _NOT_CODE = re.compile(
     rb"//[^\n]*|/\*.*?\*/|`[^`]*`|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.DOTALL
 )
-_WORD = re.compile(rb"[A-Za-z_]\w*")
+# an identifier, and whether a selector's dot comes before it (``x.name``, ``x.\n  name``)
+_WORD = re.compile(rb"(\.\s*)?([A-Za-z_]\w*)")
 MAX_CODE_FILES = 5_000
 
 
-def declared(text: bytes) -> set[bytes]:
-    """The top-level names a Go file declares, but the ones go test runs itself."""
+@dataclass(frozen=True)
+class Names:
+    """Names a file declares or uses: bare (the package's own) and selected (``x.name``)."""
+
+    bare: frozenset[bytes]
+    selected: frozenset[bytes]
+
+    def common(self, other: Names) -> set[bytes]:
+        """This file's declarations that ``other`` (a file's uses) names."""
+        return set(self.bare & other.bare) | set(self.selected & other.selected)
+
+
+def declared(text: bytes) -> Names:
+    """The top-level names a Go file declares, but the ones go test runs itself: functions,
+    variables, constants and types (bare), and methods (selected)."""
     names = set(_FUNC.findall(text)) | set(_SINGLE.findall(text))
     for group in _GROUP.findall(text):
         names |= set(_GROUP_NAME.findall(group))
-    return {n for n in names if n not in (b"init", b"_") and not _RUN_BY_GO.match(n)}
+    methods = set(_METHOD.findall(text))
+    return Names(_ours(names), _ours(methods))
 
 
-def used(text: bytes) -> set[bytes]:
-    """Every identifier of a Go file's code (comments and literals left out)."""
-    return set(_WORD.findall(_NOT_CODE.sub(b" ", text)))
+def _ours(names: set[bytes]) -> frozenset[bytes]:
+    return frozenset(n for n in names if n not in (b"init", b"_") and not _RUN_BY_GO.match(n))
+
+
+def used(text: bytes) -> Names:
+    """Every identifier of a Go file's code (comments and literals left out), bare or selected."""
+    bare: set[bytes] = set()
+    selected: set[bytes] = set()
+    for dot, word in _WORD.findall(_NOT_CODE.sub(b" ", text)):
+        (selected if dot else bare).add(word)
+    return Names(frozenset(bare), frozenset(selected))
 
 
 def _read(tree: Path, rel: str) -> bytes | None:
@@ -92,7 +120,7 @@ def test_files_with_code(trees: Sequence[Path]) -> dict[str, str]:
             if text is None or package is None or package.group(1).endswith(b"_test"):
                 continue  # package x_test: it sees only what the package exports
             names = declared(text)
-            if not names or rel in found:
+            if not (names.bare or names.selected) or rel in found:
                 continue
             hit = _first_use(trees, str(PurePosixPath(rel).parent).removeprefix("."), names)
             if hit is not None:
@@ -103,11 +131,11 @@ def test_files_with_code(trees: Sequence[Path]) -> dict[str, str]:
     return found
 
 
-def _first_use(trees: Iterable[Path], folder: str, names: set[bytes]) -> tuple[str, str] | None:
+def _first_use(trees: Iterable[Path], folder: str, names: Names) -> tuple[str, str] | None:
     for tree in trees:
         for code in _code_files(tree, folder):
             text = _read(tree, code)
-            common = names & used(text or b"")
+            common = names.common(used(text or b""))
             if common:
                 return min(common).decode("ascii", "replace"), code
     return None

@@ -54,10 +54,13 @@ def parse_line_data(spool: ReportSpool, files: list[str], tree: Path | None = No
     if spool.size > MAX_COVERAGE_BYTES:
         raise CoverageDataError("the coverage data is over its cap")
     with spool.open() as handle:
-        try:
-            doc = json.loads(handle.read(MAX_COVERAGE_BYTES + 1))
-        except (ValueError, RecursionError) as exc:
-            raise CoverageDataError(f"the coverage data is not JSON: {exc}") from None
+        data = handle.read(MAX_COVERAGE_BYTES + 1)
+    if data.startswith(b"mode: "):
+        return _go_profile(data, files, tree)
+    try:
+        doc = json.loads(data)
+    except (ValueError, RecursionError) as exc:
+        raise CoverageDataError(f"the coverage data is not JSON: {exc}") from None
     if isinstance(doc, dict) and "version" not in doc and tree is not None:
         from verify_pr.verify.coverage.istanbul import IstanbulError, parse_istanbul
 
@@ -84,6 +87,25 @@ def parse_line_data(spool: ReportSpool, files: list[str], tree: Path | None = No
             _lines(entry.get("run"), f"{path} run"),
         )
     return LineData(tool, parsed)
+
+
+def _go_profile(data: bytes, files: list[str], tree: Path | None) -> LineData:
+    """go test's own profile (``runners.go.coverage``), its import paths mapped to the tree's
+    paths by the module path of the tree's go.mod."""
+    from verify_pr.runners.go.coverage import ProfileError, module_path, parse_profile
+    from verify_pr.sandbox import tree_files
+
+    if tree is None or not tree_files.is_plain_file(tree, "go.mod"):
+        raise CoverageDataError("a go coverage profile without the tree's go.mod to map it")
+    module = module_path((tree / "go.mod").read_text(encoding="utf-8", errors="replace"))
+    if module is None:
+        raise CoverageDataError("the tree's go.mod declares no module path")
+    try:
+        found = parse_profile(data, files, module, MAX_FILE_LINES)
+    except ProfileError as exc:
+        raise CoverageDataError(str(exc)) from None
+    lines = {path: FileLines(exe, exe, ran) for path, (exe, ran) in found.items()}
+    return LineData("go test -coverprofile", lines)
 
 
 def _coverage_of(runner: Runner | None) -> Coverage:
