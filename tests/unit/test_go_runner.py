@@ -11,6 +11,7 @@ import pytest
 
 from verify_pr.contract import RunnerName, new_report_path
 from verify_pr.errors import InputRefused, ReportError
+from verify_pr.models.report import TestCase, TestStatus
 from verify_pr.runners.base import Evidence
 from verify_pr.runners.detect import detect_runner, detections
 from verify_pr.runners.go import facts, harness_code
@@ -39,10 +40,33 @@ def test_a_go_mod_directory_is_no_evidence(tmp_path: Path) -> None:
 def test_command_runs_go_test_json_offline() -> None:
     path = new_report_path(".json")
     words = shlex.split(GoRunner().command(path))
+    # a shell function runs go test: its arguments (a selection) replace ./...
+    function = words.index("verify_pr_go_test()")
+    assert words[function + 1 : function + 12] == [
+        "{",
+        "[",
+        "$#",
+        "-gt",
+        "0",
+        "]",
+        "||",
+        "set",
+        "--",
+        "./...;",
+        "env",
+    ]
+    go = words.index("go")
+    assert words[go : go + 4] == ["go", "test", "-json", "-count=1"]
+    assert words[go + 4 : go + 8] == ["$@", ">", f"{path};", "};"]
+    env = dict(w.split("=", 1) for w in words[function + 12 : go])
+    assert env["GOTOOLCHAIN"] == "local" and env["GOPROXY"] == "off"
+    assert env["GOFLAGS"] == "-mod=mod" and env["GOENV"] == "off"
     scratch = ["/work/.verify-pr-go/cache", "/work/.verify-pr-go/tmp"]
-    assert words[:5] == ["mkdir", "-p", *scratch, "&&"]
+    assert [env["GOCACHE"], env["GOTMPDIR"]] == scratch
+    rest = words[go + 8 :]
+    assert rest[:5] == ["mkdir", "-p", *scratch, "&&"]
     seed = "/usr/local/lib/go-cache"
-    assert words[5:17] == [
+    assert rest[5:17] == [
         "{",
         "[",
         "!",
@@ -56,13 +80,18 @@ def test_command_runs_go_test_json_offline() -> None:
         f"{scratch[0]}/;",
         "}",
     ]
-    assert words[-2:] == [">", path]
+    assert rest[17:] == ["&&", "verify_pr_go_test"]
+
+
+def test_a_vendored_module_builds_from_vendor(tmp_path: Path) -> None:
+    path = new_report_path(".json")
+    (tmp_path / "go.mod").write_text("module example.com/m\n")
+    assert "-mod=vendor" not in GoRunner().plan(path, tmp_path).command
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "vendor" / "modules.txt").write_text("# example.com/dep v1.0.0\n")
+    words = shlex.split(GoRunner().plan(path, tmp_path).command)
     go = words.index("go")
-    assert words[go:-2] == ["go", "test", "-json", "-count=1", "./..."]
-    env = dict(w.split("=", 1) for w in words[19:go])
-    assert env["GOTOOLCHAIN"] == "local" and env["GOPROXY"] == "off"
-    assert env["GOFLAGS"] == "-mod=mod" and env["GOENV"] == "off"
-    assert [env["GOCACHE"], env["GOTMPDIR"]] == scratch
+    assert words[go : go + 5] == ["go", "test", "-json", "-count=1", "-mod=vendor"]
 
 
 def test_command_refuses_a_report_path_of_its_own() -> None:
@@ -147,15 +176,77 @@ def test_tamper_signals_name_testmain_and_init(tmp_path: Path) -> None:
     assert harness_code.go_test_files(FIXTURES / "pass") == ["sum_test.go", "inner/inner_test.go"]
 
 
-def test_compare_refuses_the_go_runner_until_it_is_built(tmp_path: Path) -> None:
-    """Run mode only (issue 38): compare's selection, harness and re-runs know nothing of go
-    yet, so a go tree is refused before anything runs, never judged by another runner's rules."""
+def test_compare_plans_a_go_tree(tmp_path: Path) -> None:
+    """Issue 38 part 2: compare judges a go tree by go's own answers (no refusal)."""
     from verify_pr.verify.compare_run import _plan
     from verify_pr.verify.settings import SuiteSettings
 
     (tmp_path / "go.mod").write_text("module example.com/m\n")
-    suite = SuiteSettings("verify-pr-go:local")
-    with pytest.raises(InputRefused, match="go runner"):
-        _plan(suite, tmp_path)
-    with pytest.raises(InputRefused, match="go runner"):
-        _plan(suite, tmp_path, "go")
+    plan = _plan(SuiteSettings("verify-pr-go:local"), tmp_path)
+    assert plan.runner == "go" and plan.command.endswith("&& verify_pr_go_test")
+
+
+def _case(package: str, name: str) -> TestCase:
+    return TestCase.build(
+        name=name, classname=None, file=package, line=None, status=TestStatus.PASSED
+    )
+
+
+def test_a_test_is_selected_by_its_levels_in_its_package() -> None:
+    runner = GoRunner()
+    assert runner.select(_case("example.com/m/calc", "TestAdd")) == (
+        "-run",
+        "^TestAdd$",
+        "example.com/m/calc",
+    )
+    assert runner.select(_case("example.com/m", "TestAdd/two+three(x)")) == (
+        "-run",
+        "^TestAdd$/^two\\+three\\(x\\)$",
+        "example.com/m",
+    )
+
+
+def test_a_batch_runs_every_selected_test_whole() -> None:
+    runner = GoRunner()
+    same_depth = [_case("m/a", "TestA/x"), _case("m/b", "TestB/y"), _case("m/a", "TestA/z")]
+    assert runner.select_batch(same_depth) == ("-run", "^(TestA|TestB)$/^(x|y|z)$", "m/a", "m/b")
+    # a whole test beside a subtest: the top level only, so nothing below TestC is filtered
+    mixed = [_case("m", "TestA/x"), _case("m", "TestC")]
+    assert runner.select_batch(mixed) == ("-run", "^(TestA|TestC)$", "m")
+    assert runner.select_repeated(mixed, 3) is None  # -count=N keeps the binary's state
+
+
+@pytest.mark.parametrize(
+    ("package", "name"),
+    [
+        ("-exec=/bin/sh", "TestA"),
+        ("m/...", "TestA"),
+        ("m", "(test file failed to run)"),
+        ("m", "TestA//x"),
+        ("m", "TestA\tx"),
+        ("", "TestA"),
+        ("m pkg", "TestA"),
+    ],
+)
+def test_what_is_no_test_or_package_selects_nothing(package: str, name: str) -> None:
+    runner = GoRunner()
+    assert runner.select(_case(package, name)) is None
+    assert runner.select_batch([_case("m", "TestOk"), _case(package, name)]) is None
+
+
+def test_the_harness_read_from_the_files(tmp_path: Path) -> None:
+    files = {
+        "go.mod": "module m\n",
+        "vendor/modules.txt": "# x\n",
+        "calc.go": "package m\n",
+        "calc_test.go": "package m\n\nfunc TestAdd(t *testing.T) {}\n",
+        "main_test.go": "package m\n\nfunc TestMain(m *testing.M) {}\n",
+        "helpers_test.go": "package m\n\nfunc helper() {}\n",
+        "testdata/x_test.go": "package m\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    found = GoRunner().harness_paths(tmp_path)
+    assert sorted(found) == ["go.mod", "helpers_test.go", "main_test.go", "vendor/modules.txt"]
+    assert "TestMain" in found["main_test.go"]

@@ -216,6 +216,18 @@ def _worse(seen: TestStatus | None, new: TestStatus) -> TestStatus:
     return new if seen is None or _RANK[new] > _RANK[seen] else seen
 
 
+def _load_error(package: str, message: str | None) -> TestCase:
+    """The stand-in for every test of a package that did not build or did not end."""
+    return TestCase.build(
+        name=LOAD_ERROR_NAME,
+        classname=None,
+        file=package,
+        line=None,
+        status=TestStatus.ERROR,
+        message=message,
+    )
+
+
 def _report(
     packages: dict[str, _Package], built: dict[str, _Tail], failed_builds: set[str]
 ) -> TestReport:
@@ -253,13 +265,9 @@ def _report(
             output = built.get(package.failed_build or name)
             build_text = output.text() if output is not None else None
             cases.append(
-                TestCase.build(
-                    name=LOAD_ERROR_NAME,
-                    classname=None,
-                    file=name,
-                    line=None,
-                    status=TestStatus.ERROR,
-                    message=build_text
+                _load_error(
+                    name,
+                    build_text
                     or package.output.text()
                     or "the package failed without a failed test",
                 )
@@ -268,16 +276,7 @@ def _report(
     for path in sorted(failed_builds - named):
         # a dependency that did not build, named by no package event: still failure evidence
         flags.append(RedFlag.LOAD_ERROR)
-        cases.append(
-            TestCase.build(
-                name=LOAD_ERROR_NAME,
-                classname=None,
-                file=path,
-                line=None,
-                status=TestStatus.ERROR,
-                message=built[path].text() if path in built else "build failed",
-            )
-        )
+        cases.append(_load_error(path, built[path].text() if path in built else "build failed"))
     return TestReport.build(
         format=ReportFormat.GO_JSON, testcases=cases, red_flags=flags, runner=RUNNER
     )

@@ -59,6 +59,7 @@ class ExpectedFailures(StrEnum):
     REPORT = "the report"  # the runner's own report marks each (pytest, through our bootstrap)
     RECORDER = "our recorder"  # our recorder of the runner's state, and the declaring lines
     CANNOT = "cannot"  # nothing the runner exposes: only the lines, read failed closed (bun)
+    NONE = "none"  # the runner has no such marker: a failure is a failure (go test)
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,11 @@ class Runner(Protocol):
         """The tracer of the changed lines, or why there is none."""
         ...
 
+    def harness_paths(self, tree: Path) -> dict[str, str]:
+        """Harness the runner finds by reading ``tree``'s files (path -> why), beyond
+        :attr:`harness_names`: what a name cannot say (go: a test file defining TestMain)."""
+        ...
+
 
 class RunnerDefaults:
     """Every "cannot" of the protocol: a runner subclasses this and overrides what it can."""
@@ -198,6 +204,9 @@ class RunnerDefaults:
 
     def coverage(self) -> Coverage:
         return Coverage(None, missing="not measured: no tracer for this runner")
+
+    def harness_paths(self, tree: Path) -> dict[str, str]:
+        return {}
 
 
 def with_args(command: str, argv: Sequence[str]) -> str:

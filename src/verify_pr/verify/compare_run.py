@@ -128,7 +128,13 @@ def _compare(
     # shared: the PR's version on both sides (tests, and whatever is not known to be code)
     shared, code = split(trees.changed, rule)
     tests = [p for p in shared if rule.is_test(p)]
-    scan = harness_closure.scan(trees.base, trees.after, trees.changed, trees.renames, rule.is_test)
+    runner = runner_named(base_plan.runner)
+    # what the runner reads from the files as harness (go: a test file defining TestMain)
+    read = {} if runner is None else {**runner.harness_paths(trees.after)}
+    read.update({} if runner is None else runner.harness_paths(trees.base))
+    scan = harness_closure.scan(
+        trees.base, trees.after, trees.changed, trees.renames, rule.is_test, read
+    )
     harness = list(scan.paths)
     before_tree = _before_tree(trees, work, shared)
     if strict:
@@ -167,8 +173,15 @@ def _compare(
         own.started(futures[2])
     before, head = futures[0].result(), futures[1].result()
     coverage.take_head(head)
-    # also needed when head cannot load a test file the PR does not change (``unloaded``)
-    own_needed = bool(edited or others or unloaded.untouched(head, trees.changed))
+    # also needed when head cannot load a test file the PR does not change (``unloaded``), or
+    # before cannot load a package (a load failure naming no file): base's own run shows which
+    # of its tests passed before the PR, so none of those is taken for a proof (``pairing``)
+    own_needed = bool(
+        edited
+        or others
+        or unloaded.untouched(head, trees.changed)
+        or unloaded.unplaced(before, before_tree)
+    )
     early, base_own = None, None
     if own_needed:
         own.submit((before, head), pool.submit)
@@ -369,7 +382,7 @@ def _plan(suite: SuiteSettings, base_tree: Path, runner: str | None = None) -> S
     plan = plan_detected(base_tree, runner or suite.runner)
     detected = runner_named(plan.runner)
     if detected is not None and not detected.compares:
-        # issue 38: the runner's selection, harness and re-runs are not wired yet
+        # a runner whose selection, harness and re-runs are not wired (none today)
         raise InputRefused(
             f"compare does not support the {plan.runner} runner yet: use verify-pr run"
         )

@@ -18,7 +18,7 @@ names as a string (``pytest_plugins``, ``-p``, a setup file) is still harness wh
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -279,10 +279,13 @@ def scan(
     changed: Sequence[str],
     renames: Iterable[tuple[str, str]] = (),
     is_test: Callable[[str], bool] | None = None,
+    runner_paths: Mapping[str, str] | None = None,
 ) -> HarnessScan:
     """The harness paths the PR changes: by name, and through links, imports and renames
     (over both trees, so base's harness reaching head's file counts, and the reverse).
-    ``is_test`` (base's test rule) names the test modules whose imports are product code."""
+    ``is_test`` (base's test rule) names the test modules whose imports are product code;
+    ``runner_paths`` is the harness the runner read from either tree (``Runner.harness_paths``:
+    path -> why)."""
     from verify_pr.runners.pytest.tree import tree_packages
 
     walks = [walk(base), walk(after)]
@@ -302,6 +305,8 @@ def scan(
                 seeds[landed] = f"the harness file {path} links to it"
     if is_test is not None:
         seeds.update(_test_module_plugins(view, walks, is_test, seeds))
+    for path, why in (runner_paths or {}).items():
+        seeds.setdefault(path, why)
     found = Closure()
     for _ in range(4):  # a rename adds a seed, which may reach another rename
         found = closure(view, seeds)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from verify_pr.models.loadfail import load_failed_files
 from verify_pr.models.report import ReportFormat, TestReport
@@ -60,6 +61,15 @@ def untouched(head: SuiteOutcome, changed: Sequence[str]) -> set[str]:
     """head's test files that could not load and the PR does not change (what base's own run,
     whole, must be asked about)."""
     return set(load_failures(head) or ()) - set(changed)
+
+
+def unplaced(outcome: SuiteOutcome, tree: Path) -> set[str]:
+    """The run's load failures that name no path of ``tree``: a package that did not build
+    (go's stand-in names the package), which holds tests of files the PR may not change. Only
+    base's own run tells those (they passed before the PR) from the PR's new tests."""
+    from verify_pr.sandbox.tree_files import exists
+
+    return {f for f in load_failures(outcome) or () if not exists(tree, f)}
 
 
 def judge(

@@ -92,13 +92,15 @@ def test_the_defaults_say_cannot_to_everything_a_new_runner_has_not_said() -> No
     assert not runner.compares
 
 
-def test_go_runs_but_cannot_be_compared_yet() -> None:
-    """Issue 38: go's selection, harness and re-runs are not wired; compare refuses it by
-    this answer, never by its name."""
+def test_go_compares_by_its_own_answers() -> None:
+    """Issue 38 part 2: go selects by id (-run and the package), repeats by a process per
+    repetition, and has no tracer verify-pr reads ("cannot", with why)."""
     runner = runner_named("go")
     assert runner is not None and runner.test_files is TestFiles.GO
-    assert not runner.compares
-    assert runner.select(_case("a_test.go", "TestX")) is None
+    assert runner.compares and runner.isolates_files and runner.tests_only_in_test_files
+    assert runner.select(_case("example.com/m", "TestX")) == ("-run", "^TestX$", "example.com/m")
+    assert runner.select_repeated([_case("example.com/m", "TestX")], 2) is None
+    assert runner.coverage().instrument is None and runner.coverage().missing
 
 
 def test_argv_meets_the_shell_quoted_word_by_word() -> None:

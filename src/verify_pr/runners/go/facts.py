@@ -143,6 +143,24 @@ def harness_paths(tree: Path, packages: tuple[GoPackage, ...]) -> frozenset[str]
     return frozenset(found)
 
 
+def static_harness(tree: Path) -> dict[str, str]:
+    """The harness of ``tree`` (path -> why) from its files alone, as compare reads it before
+    any run: the test files are every ``*_test.go`` the go command can build (a superset of
+    what go list names: a file a build constraint leaves out is read too, which can only add
+    harness), so nothing the toolchain runs is left out."""
+    from verify_pr.runners.go.harness_code import go_test_files
+
+    files = tuple(go_test_files(tree))
+    found = harness_paths(tree, (GoPackage("", "", files, None),))
+    return {path: _why(path) for path in sorted(found)}
+
+
+def _why(path: str) -> str:
+    if is_module_file(path):
+        return "a module file: how every package builds"
+    return "a test file that defines TestMain or declares no test: it runs around the tests"
+
+
 def _walk_module_files(tree: Path) -> list[str]:
     out: list[str] = []
     for file in sorted(tree.rglob("*")):
