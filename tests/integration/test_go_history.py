@@ -4,7 +4,7 @@ tarball, head = the newer) or one release and the upstream fix Debian carries as
 (base = the .orig tarball, head = it with the patch applied). Each pair is made into a
 two-commit git repo here and compared with ``--runner go``; its FAIL_TO_PASS set is checked
 against ``go test -json`` run directly in the same image and lockdown, SWE-bench's way: head's
-test files over base's code, then head; a test that does not pass there and passes on head.
+test files over base's code, then head; a test that fails there and passes on head.
 
 The files come from the pool of the host's Debian archive, pinned by sha256 in
 tests/corpus/manifest.json ("go_history"), cached like the run corpus. Controls (a release that
@@ -72,12 +72,13 @@ def over_base(base: Path, head: Path, dest: Path) -> Path:
 
 
 def direct_fail_to_pass(base: Path, head: Path, scratch: Path) -> list[str]:
-    """The tests that do not pass with head's tests over base's code and pass on head (two
-    direct runs, in parallel: they are independent)."""
+    """The tests that fail with head's tests over base's code and pass on head (two direct
+    runs, in parallel: they are independent). Failed means go test's own fail event: a test
+    that never ran there (another test's panic ended its package's binary first) is not one."""
     over = over_base(base, head, scratch / "before")
     with ThreadPoolExecutor(2) as pool:
         before, after = pool.map(direct_go, (over, head))
-    return sorted(i for i, s in after.items() if s == "pass" and before.get(i) != "pass")
+    return sorted(i for i, s in after.items() if s == "pass" and before.get(i) == "fail")
 
 
 def go_id(case: TestCase) -> str:
