@@ -18,8 +18,14 @@ from tests.action.runner_sim import run_composite
 from tests.conftest import require_docker
 from tests.git_helpers import checkout, commit, git, init_repo
 from tests.github_fake.server import FakeGitHub
-from tests.integration.go_helpers import GO_IMAGE
-from tests.integration.test_compare_go import ADD_TEST, CALC_BUGGY, CALC_FIXED, GO_MOD, MUL_TEST
+from tests.integration.go_helpers import (
+    ADD_TEST,
+    CALC_BUGGY,
+    CALC_FIXED,
+    GO_IMAGE,
+    GO_MOD,
+    MUL_TEST,
+)
 from verify_pr.publish import main as publish_main
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]

@@ -18,6 +18,23 @@ from tests.images.buildlib.rootfs import host_archives
 from tests.integration.helpers import CACHE, pinned, unpack
 
 GO_IMAGE = "verify-pr-go:local"
+# the one-bug module the go compare tests share (package calc: Add is wrong on base)
+GO_MOD = "module example.com/calc\n\ngo 1.22\n"
+CALC_BUGGY = (
+    "package calc\n\n"
+    "// Add returns a+b.\nfunc Add(a, b int) int { return a - b }\n\n"
+    "// Mul returns a*b.\nfunc Mul(a, b int) int { return a * b }\n"
+)
+CALC_FIXED = CALC_BUGGY.replace("return a - b", "return a + b")
+MUL_TEST = (
+    'package calc\n\nimport "testing"\n\n'
+    "func TestMul(t *testing.T) {\n\tif Mul(2, 3) != 6 {\n\t\tt.Fatal(Mul(2, 3))\n\t}\n}\n"
+)
+ADD_TEST = (
+    'package calc\n\nimport "testing"\n\n'
+    "func TestAdd(t *testing.T) {\n\tif got := Add(2, 3); got != 5 {\n"
+    '\t\tt.Fatalf("Add(2, 3) = %d", got)\n\t}\n}\n'
+)
 GO_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "go"
 # tests/hostile/test_go_forgery.py: fixture -> the test that fails for real and prints its pass
 GO_ATTACKS = {

@@ -16,27 +16,18 @@ import pytest
 
 from tests.conftest import require_docker
 from tests.git_helpers import checkout, commit, init_repo
-from tests.integration.go_helpers import GO_IMAGE
+from tests.integration.go_helpers import (
+    ADD_TEST,
+    CALC_BUGGY,
+    CALC_FIXED,
+    GO_IMAGE,
+    GO_MOD,
+    MUL_TEST,
+)
 from tests.integration.helpers import compare
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
-GO_MOD = "module example.com/calc\n\ngo 1.22\n"
-CALC_BUGGY = (
-    "package calc\n\n"
-    "// Add returns a+b.\nfunc Add(a, b int) int { return a - b }\n\n"
-    "// Mul returns a*b.\nfunc Mul(a, b int) int { return a * b }\n"
-)
-CALC_FIXED = CALC_BUGGY.replace("return a - b", "return a + b")
-MUL_TEST = (
-    'package calc\n\nimport "testing"\n\n'
-    "func TestMul(t *testing.T) {\n\tif Mul(2, 3) != 6 {\n\t\tt.Fatal(Mul(2, 3))\n\t}\n}\n"
-)
-ADD_TEST = (
-    'package calc\n\nimport "testing"\n\n'
-    "func TestAdd(t *testing.T) {\n\tif got := Add(2, 3); got != 5 {\n"
-    '\t\tt.Fatalf("Add(2, 3) = %d", got)\n\t}\n}\n'
-)
 TABLE_TEST = (
     'package calc\n\nimport "testing"\n\n'
     "func TestTable(t *testing.T) {\n"

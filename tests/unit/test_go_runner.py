@@ -14,7 +14,7 @@ from verify_pr.errors import InputRefused, ReportError
 from verify_pr.models.report import TestCase, TestStatus
 from verify_pr.runners.base import Evidence
 from verify_pr.runners.detect import detect_runner, detections
-from verify_pr.runners.go import facts, harness_code
+from verify_pr.runners.go import facts, harness_code, test_decls
 from verify_pr.runners.go.runner import GoRunner
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "go"
@@ -247,6 +247,30 @@ def test_the_harness_read_from_the_files(tmp_path: Path) -> None:
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
-    found = GoRunner().harness_paths(tmp_path)
+    found = GoRunner().harness_paths((tmp_path,))
     assert sorted(found) == ["go.mod", "helpers_test.go", "main_test.go", "vendor/modules.txt"]
     assert "TestMain" in found["main_test.go"]
+
+
+def test_a_test_file_that_declares_what_the_code_names_is_harness(tmp_path: Path) -> None:
+    """The fix in a test file: head's code calls a function only a test file declares, or a
+    test file redeclares base's function (the package does not build on base's code)."""
+    base, head = tmp_path / "base", tmp_path / "head"
+    for tree in (base, head):
+        (tree / "pkg").mkdir(parents=True)
+    (base / "pkg" / "calc.go").write_text(
+        "package calc\n\n// helper is a word here\nfunc Add(a, b int) int { return a - b }\n"
+    )
+    (head / "pkg" / "calc.go").write_text("package calc\n\nfunc Sum() int { return addImpl(1) }\n")
+    tests = {
+        "impl_test.go": "package calc\n\nvar (\n\taddImpl = func(a int) int { return a }\n)\n",
+        "redeclare_test.go": "package calc\n\nfunc Add(a, b int) int { return a + b }\n",
+        "helper_test.go": "package calc\n\nfunc helper() {}\n\nfunc TestX(t *testing.T) {}\n",
+        "ext_test.go": "package calc_test\n\nfunc Add() {}\n\nfunc TestY(t *testing.T) {}\n",
+    }
+    for name, text in tests.items():
+        (head / "pkg" / name).write_text(text)
+    found = test_decls.test_files_with_code((base, head))
+    assert sorted(found) == ["pkg/impl_test.go", "pkg/redeclare_test.go"]
+    assert "declares addImpl, which the code file pkg/calc.go names" in found["pkg/impl_test.go"]
+    assert test_decls.declared(b"func (c *C) fixed() {}\nfunc TestZ(t *T) {}\n") == {b"fixed"}

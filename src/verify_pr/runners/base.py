@@ -160,9 +160,10 @@ class Runner(Protocol):
         """The tracer of the changed lines, or why there is none."""
         ...
 
-    def harness_paths(self, tree: Path) -> dict[str, str]:
-        """Harness the runner finds by reading ``tree``'s files (path -> why), beyond
-        :attr:`harness_names`: what a name cannot say (go: a test file defining TestMain)."""
+    def harness_paths(self, trees: Sequence[Path]) -> dict[str, str]:
+        """Harness the runner finds by reading the files of ``trees`` (base's and head's:
+        path -> why), beyond :attr:`harness_names`: what a name cannot say (go: a test file
+        defining TestMain, or declaring what the code calls)."""
         ...
 
 
@@ -205,7 +206,7 @@ class RunnerDefaults:
     def coverage(self) -> Coverage:
         return Coverage(None, missing="not measured: no tracer for this runner")
 
-    def harness_paths(self, tree: Path) -> dict[str, str]:
+    def harness_paths(self, trees: Sequence[Path]) -> dict[str, str]:
         return {}
 
 

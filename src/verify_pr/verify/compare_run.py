@@ -130,8 +130,7 @@ def _compare(
     tests = [p for p in shared if rule.is_test(p)]
     runner = runner_named(base_plan.runner)
     # what the runner reads from the files as harness (go: a test file defining TestMain)
-    read = {} if runner is None else {**runner.harness_paths(trees.after)}
-    read.update({} if runner is None else runner.harness_paths(trees.base))
+    read = {} if runner is None else runner.harness_paths((trees.base, trees.after))
     scan = harness_closure.scan(
         trees.base, trees.after, trees.changed, trees.renames, rule.is_test, read
     )

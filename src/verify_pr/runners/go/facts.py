@@ -23,7 +23,7 @@ from typing import Any
 
 from verify_pr.errors import ReportError
 from verify_pr.reports._common import DEFAULT_TREE_ROOT, repo_relative
-from verify_pr.runners.go.runner import go_argv, go_shell
+from verify_pr.runners.go.toolchain import go_argv, go_shell
 
 # only the fields read here: go list then skips its staleness checks
 LIST_ARGV: tuple[str, ...] = tuple(

@@ -21,9 +21,10 @@ import path: not read yet, so "cannot", with that note).
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 from pathlib import Path
 
-from verify_pr.contract import WORK_DIR, RunnerName
+from verify_pr.contract import RunnerName
 from verify_pr.models.report import ReportFormat, TestCase, TestReport
 from verify_pr.reports._common import DEFAULT_TREE_ROOT, ReportSource
 from verify_pr.reports.go_json import parse_go_json
@@ -42,33 +43,10 @@ from verify_pr.runners.base import (
 )
 from verify_pr.runners.go import harness_code
 from verify_pr.runners.go import select as _select
+from verify_pr.runners.go.toolchain import go_argv, prepare
 from verify_pr.sandbox import tree_files
 
 GO_MOD = "go.mod"
-SCRATCH = f"{WORK_DIR}/.verify-pr-go"
-# The image's build cache of the standard library's common packages (tests/images: verify-pr-go
-# compiles them at build time), copied into the run's own cache when the image has one.
-SEED_CACHE = "/usr/local/lib/go-cache"
-# The toolchain's settings, spelled out on every command (the image's go.env says the same
-# but for the scratch paths): no network and no module fetch, never another toolchain, no
-# configuration file, pure-Go builds (no C compiler in the image).
-ENVIRONMENT: tuple[tuple[str, str], ...] = (
-    ("GOTOOLCHAIN", "local"),
-    ("GOFLAGS", "-mod=mod"),
-    ("GOPROXY", "off"),
-    ("GOSUMDB", "off"),
-    ("GONOSUMDB", "*"),
-    ("GOTELEMETRY", "off"),
-    # The build cache (a cold one holds some 60 MB for the testing package alone) and the
-    # directory where the go command links each test binary and runs it: on /work, which is
-    # larger than /tmp and not noexec; a directory starting with "." is never one of ./...'s
-    # packages.
-    ("GOCACHE", f"{SCRATCH}/cache"),
-    ("GOTMPDIR", f"{SCRATCH}/tmp"),  # noqa: S108 (on /work, in the container)
-    ("GOPATH", f"{SCRATCH}/path"),
-    ("GOENV", "off"),
-    ("CGO_ENABLED", "0"),
-)
 # -count=1: never a cached result; -json: test2json's framed events on stdout.
 TEST_ARGS: tuple[str, ...] = ("test", "-json", "-count=1")
 ALL_PACKAGES = "./..."
@@ -79,26 +57,6 @@ TEST_FUNCTION = "verify_pr_go_test"
 VENDOR_LIST = "vendor/modules.txt"
 
 
-def go_argv(*args: str) -> list[str]:
-    """``env NAME=VALUE... go ARGS``: the go command with the settings above."""
-    return ["env", *(f"{k}={v}" for k, v in ENVIRONMENT), "go", *args]
-
-
-def _prepare() -> str:
-    """Make the scratch directories, seeded with the image's build cache."""
-    env = dict(ENVIRONMENT)
-    dirs = shlex.join([env["GOCACHE"], env["GOTMPDIR"]])
-    seed = f"{{ [ ! -d {SEED_CACHE} ] || cp -R {SEED_CACHE}/. {shlex.quote(env['GOCACHE'])}/; }}"
-    return f"mkdir -p {dirs} && {seed}"
-
-
-def go_shell(argv: list[str], report_path: str) -> str:
-    """The shell command: make the scratch directories, run ``argv``, its stdout to the report
-    path."""
-    path = validate_report_path(report_path)
-    return f"{_prepare()} && {shlex.join(argv)} > {path}"
-
-
 def suite_shell(report_path: str, vendored: bool = False) -> str:
     """The suite's shell command: ``go test`` over ``./...``, or over what is appended to the
     command (the function's arguments), its stream to the report path."""
@@ -107,7 +65,7 @@ def suite_shell(report_path: str, vendored: bool = False) -> str:
     function = (
         f'{TEST_FUNCTION}() {{ [ "$#" -gt 0 ] || set -- {ALL_PACKAGES}; {test} "$@" > {path}; }}'
     )
-    return f"{function}; {_prepare()} && {TEST_FUNCTION}"
+    return f"{function}; {prepare()} && {TEST_FUNCTION}"
 
 
 class GoRunner(RunnerDefaults):
@@ -159,10 +117,14 @@ class GoRunner(RunnerDefaults):
             ),
         )
 
-    def harness_paths(self, tree: Path) -> dict[str, str]:
-        from verify_pr.runners.go import facts
+    def harness_paths(self, trees: Sequence[Path]) -> dict[str, str]:
+        from verify_pr.runners.go import facts, test_decls
 
-        return facts.static_harness(tree)
+        found = test_decls.test_files_with_code(trees)
+        for tree in trees:
+            for path, why in facts.static_harness(tree).items():
+                found.setdefault(path, why)
+        return found
 
     def parse(self, report_bytes: ReportSource) -> TestReport:
         return parse_go_json(report_bytes)
