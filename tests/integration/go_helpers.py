@@ -1,15 +1,21 @@
 """What the go runner's tests and bench share: the Go fixture modules, the hostile ones among
-them, and the Debian golang-*-dev packages of the corpus (tests/corpus/manifest.json
-"debian_go"), fetched with apt-get and checked by sha256."""
+them, the Debian golang-*-dev packages of the corpus (tests/corpus/manifest.json
+"debian_go"), fetched with apt-get and checked by sha256, and the Debian source files of the
+Go history pairs ("go_history"), fetched from the pool of the host's Debian archive and
+checked by sha256."""
 
 from __future__ import annotations
 
 import shutil
 import subprocess
+import urllib.request
 from pathlib import Path
 from typing import Any
 
-from tests.integration.helpers import CACHE, pinned
+import pytest
+
+from tests.images.buildlib.rootfs import host_archives
+from tests.integration.helpers import CACHE, pinned, unpack
 
 GO_IMAGE = "verify-pr-go:local"
 # the one-bug module the go compare tests share (package calc: Add is wrong on base)
@@ -75,3 +81,47 @@ def module_tree(entry: dict[str, Any], dest: Path) -> Path:
         if not path.is_symlink():
             path.chmod(0o755 if path.is_dir() else 0o644)
     return tree
+
+
+def pool_url(source: str, file: str) -> str:
+    """``file`` of Debian source package ``source`` in the pool of the host's Debian archive
+    (apt's index targets name it: no mirror is written here). The pool is shared by every
+    suite, so one address serves an old stable's file and a newer one's alike."""
+    archive, _ = host_archives()
+    if not archive.startswith(("http://", "https://")):
+        pytest.fail(f"the host's Debian archive {archive} is not an http(s) address")
+    prefix = source[:4] if source.startswith("lib") else source[0]
+    return f"{archive.rstrip('/')}/pool/main/{prefix}/{source}/{file}"
+
+
+def fetch_source(source: str, part: dict[str, Any]) -> Path:
+    """One file of a source package (an .orig.tar or a .debian.tar), downloaded once into the
+    cache, checked against its sha256."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    path = CACHE / part["file"]
+    if not path.exists():
+        partial = path.with_name(path.name + ".part")
+        url = pool_url(source, part["file"])
+        # S310: an http(s) address (pool_url refuses any other scheme)
+        with urllib.request.urlopen(url, timeout=300) as response, partial.open("wb") as fh:  # noqa: S310
+            shutil.copyfileobj(response, fh)
+        partial.rename(path)
+    return pinned(path, part["sha256"])
+
+
+def source_trees(entry: dict[str, Any], dest: Path) -> tuple[Path, Path]:
+    """A Go history pair's two trees: base is its .orig tarball unpacked; head is another
+    .orig tarball unpacked, or base's with the named patches of a .debian.tar applied in order
+    (``git apply``, outside any repository)."""
+    base = unpack(fetch_source(entry["source"], entry["base"]), dest / "base-src")
+    head_part = entry["head"]
+    if "patches" not in head_part:
+        head = unpack(fetch_source(entry["source"], head_part), dest / "head-src")
+        return base, head
+    head = dest / "head-src" / base.name
+    shutil.copytree(base, head, symlinks=True)
+    debian = unpack(fetch_source(entry["source"], head_part), dest / "debian-src")
+    for name in head_part["patches"]:
+        patch = debian / "patches" / name
+        subprocess.run(["git", "apply", "-p1", str(patch)], cwd=head, check=True, timeout=60)
+    return base, head

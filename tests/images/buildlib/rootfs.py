@@ -24,8 +24,10 @@ from .common import (
 )
 
 
-def host_sources() -> str:
-    """One-line apt sources for SUITE, taken from the host's Debian index targets."""
+def host_archives() -> tuple[str, str | None]:
+    """The Debian archive's and the security archive's URIs (ending in "/"), taken from the
+    host's apt index targets (Debian origin); the archive is required, the security one is
+    None when the host has none."""
     fmt = "$(TARGET_OF) $(ORIGIN) $(LABEL) $(REPO_URI)"
     for attempt in range(2):
         archive = security = None
@@ -38,12 +40,16 @@ def host_sources() -> str:
             elif parts[2] == "Debian-Security":
                 security = security or parts[3]
         if archive:
-            break
+            return archive, security
         if attempt == 0:
             say("no Debian index targets on the host: running apt-get update")
             run(["apt-get", "update", "-qq"])
-    if not archive:
-        raise BuildError("the host's apt configuration has no Debian archive to build from")
+    raise BuildError("the host's apt configuration has no Debian archive to build from")
+
+
+def host_sources() -> str:
+    """One-line apt sources for SUITE, taken from the host's Debian index targets."""
+    archive, security = host_archives()
     keyring = "/usr/share/keyrings/debian-archive-keyring.gpg"
     opts = f"[signed-by={keyring}] " if Path(keyring).is_file() else ""
     lines = [f"deb {opts}{archive} {SUITE} main", f"deb {opts}{archive} {SUITE}-updates main"]
