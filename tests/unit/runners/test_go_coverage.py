@@ -12,6 +12,7 @@ from verify_pr.runners.go.coverage import (
     instrument,
     module_path,
     parse_profile,
+    profile_names,
 )
 from verify_pr.runners.go.runner import GoRunner
 
@@ -56,7 +57,7 @@ def test_a_folder_the_flag_cannot_carry_is_not_measured() -> None:
 
 
 def test_the_profile_says_per_line_what_ran() -> None:
-    found = parse_profile(PROFILE, ["calc/calc.go"], "example.com/m", 1000)
+    found = parse_profile(PROFILE, {"example.com/m/calc/calc.go": "calc/calc.go"}, 1000)
     executable, ran = found["calc/calc.go"]
     assert executable == frozenset({4, 5, 6, 9, 10, 11, 12, 13})
     # a block that counted in either package's binary ran its lines; line 11 is shared by a
@@ -79,7 +80,23 @@ def test_the_profile_says_per_line_what_ran() -> None:
 )
 def test_what_go_does_not_write_is_refused(data: bytes) -> None:
     with pytest.raises(ProfileError):
-        parse_profile(data, ["calc/calc.go"], "example.com/m", 1000)
+        parse_profile(data, {"example.com/m/calc/calc.go": "calc/calc.go"}, 1000)
+
+
+def test_each_file_is_named_by_the_module_above_it(tmp_path: Path) -> None:
+    """The root module's files, and a nested module's (go.mod's replace points at it): go's
+    profile names a file by its own module's path."""
+    (tmp_path / "lib" / "deep").mkdir(parents=True)
+    (tmp_path / "go.mod").write_text("module example.com/app\n")
+    (tmp_path / "lib" / "go.mod").write_text("module example.com/lib\n")
+    (tmp_path / "orphan").mkdir()
+    files = ["app.go", "lib/add.go", "lib/deep/x.go", "orphan/y.go"]
+    (tmp_path / "orphan" / "go.mod").write_text("go 1.22\n")  # declares no module
+    assert profile_names(tmp_path, files) == {
+        "example.com/app/app.go": "app.go",
+        "example.com/lib/add.go": "lib/add.go",
+        "example.com/lib/deep/x.go": "lib/deep/x.go",
+    }
 
 
 def test_the_module_path_is_read_from_go_mod() -> None:

@@ -5,8 +5,9 @@ The tracer is the toolchain's: ``go test -cover`` rewrites the packages named by
 with a counter per basic block, and writes at the test binary's exit a text profile whose
 lines are ``IMPORT/PATH/file.go:L1.C1,L2.C2 STATEMENTS COUNT``. Nothing is written into the
 checkout and no interpreter of ours runs in the sandbox: the profile is read here, strictly
-(:func:`parse_profile`), and mapped to the tree's paths through the module path of the tree's
-``go.mod``.
+(:func:`parse_profile`), and mapped to the tree's paths through the module path of the go.mod
+nearest above each file (a nested module that go.mod's ``replace`` points at names its files by
+its own path: :func:`profile_names`).
 
 What a block says, per line: every line a block spans is executable and inside a function (go
 instruments function bodies only); a line ran when a block that spans it counted. A block that
@@ -21,7 +22,9 @@ from __future__ import annotations
 
 import re
 import shlex
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
+
+from verify_pr.sandbox import tree_files
 
 PROFILE_MODE = re.compile(rb"mode: (set|count|atomic)\n")
 # IMPORT/PATH/file.go:L1.C1,L2.C2 STATEMENTS COUNT (go's cover.ProfileBlock, one per line)
@@ -29,6 +32,7 @@ _BLOCK = re.compile(r"(\S+\.go):(\d+)\.(\d+),(\d+)\.(\d+) (\d+) (\d+)")
 # the word the coverage flags follow (``runner.TEST_ARGS`` ends with it): once, exactly
 _COUNT_FLAG = re.compile(r"(?<!\S)-count=1(?!\S)")
 MAX_LINE = 10_000_000
+MAX_GO_MOD = 1 << 20  # a go.mod is read this far for its module line
 _MODULE = re.compile(r"[A-Za-z0-9_.~+][A-Za-z0-9_.~+/-]{0,499}")
 MAX_BLOCK_LINES = 100_000  # a block that spans more than this is no block go writes
 
@@ -63,15 +67,15 @@ def _package_folder(folder: PurePosixPath) -> bool:
 
 
 def parse_profile(
-    data: bytes, files: list[str], module: str, max_lines: int
+    data: bytes, wanted: dict[str, str], max_lines: int
 ) -> dict[str, tuple[frozenset[int], frozenset[int]]]:
-    """Each measured file of ``files`` (tree paths): its executable lines and the ones that ran.
-    ``module`` is the tree's module path; a block of a file outside ``files`` is skipped (a
-    package holds other files), a line that is no block raises :class:`ProfileError`."""
+    """Each measured file: its executable lines and the ones that ran. ``wanted`` maps the name
+    the profile gives a file (its module's path, then its path in the module) to its tree path
+    (:func:`profile_names`); a block of another file is skipped (a package holds other files),
+    a line that is no block raises :class:`ProfileError`."""
     found = PROFILE_MODE.match(data)
     if found is None:
         raise ProfileError("the coverage data is not a go coverage profile")
-    wanted = {f"{module}/{f}" if module else f: f for f in files}
     executable: dict[str, set[int]] = {}
     ran: dict[str, set[int]] = {}
     for raw in data[found.end() :].splitlines():
@@ -98,6 +102,31 @@ def parse_profile(
         if len(executable[path]) > max_lines:
             raise ProfileError(f"{path}: more than {max_lines} lines")
     return {p: (frozenset(lines), frozenset(ran.get(p, ()))) for p, lines in executable.items()}
+
+
+def profile_names(tree: Path, files: list[str]) -> dict[str, str]:
+    """The name go's profile gives each of ``files`` -> its tree path: the path of the module
+    whose go.mod is nearest above it in ``tree`` (the root's, or a nested module's that go.mod
+    replaces a dependency with), then its path inside that module. A file with no module above
+    it, or a go.mod that declares none, is left out (not measured)."""
+    names: dict[str, str] = {}
+    for rel in files:
+        path = PurePosixPath(rel)
+        for folder in path.parents:
+            go_mod = folder / "go.mod"
+            if not tree_files.is_plain_file(tree, str(go_mod)):
+                continue
+            module = module_path(_read_go_mod(tree / go_mod))
+            if module is not None:
+                inside = path.relative_to(folder)
+                names[f"{module}/{inside}"] = rel
+            break
+    return names
+
+
+def _read_go_mod(path: Path) -> str:
+    with path.open("rb") as handle:
+        return handle.read(MAX_GO_MOD).decode("utf-8", "replace")
 
 
 def module_path(go_mod: str) -> str | None:

@@ -90,19 +90,15 @@ def parse_line_data(spool: ReportSpool, files: list[str], tree: Path | None = No
 
 
 def _go_profile(data: bytes, files: list[str], tree: Path | None) -> LineData:
-    """go test's own profile (``runners.go.coverage``), its import paths mapped to the tree's
-    paths by the module path of the tree's go.mod."""
-    from verify_pr.runners.go.coverage import ProfileError, module_path, parse_profile
-    from verify_pr.sandbox import tree_files
+    """go test's own profile (``runners.go.coverage``), each file's import path mapped to its
+    tree path by the module path of the go.mod above it in ``tree``."""
+    from verify_pr.runners.go.coverage import ProfileError, parse_profile, profile_names
 
-    if tree is None or not tree_files.is_plain_file(tree, "go.mod"):
-        raise CoverageDataError("a go coverage profile without the tree's go.mod to map it")
-    module = module_path((tree / "go.mod").read_text(encoding="utf-8", errors="replace"))
-    if module is None:
-        raise CoverageDataError("the tree's go.mod declares no module path")
+    if tree is None:
+        raise CoverageDataError("a go coverage profile without the tree to map it")
     try:
-        found = parse_profile(data, files, module, MAX_FILE_LINES)
-    except ProfileError as exc:
+        found = parse_profile(data, profile_names(tree, files), MAX_FILE_LINES)
+    except (ProfileError, OSError) as exc:
         raise CoverageDataError(str(exc)) from None
     lines = {path: FileLines(exe, exe, ran) for path, (exe, ran) in found.items()}
     return LineData("go test -coverprofile", lines)
