@@ -116,6 +116,7 @@ class Evidence:
     markers: tuple[str, ...] = ()  # test files where the PR adds expected-failure markers
     flaky: tuple[str, ...] = ()  # FAIL_TO_PASS ids whose re-runs did not repeat
     unconfirmed: tuple[str, ...] = ()  # FAIL_TO_PASS ids that could not be re-run
+    unfinished: tuple[str, ...] = ()  # why: re-runs that timed out or did not complete
     reruns: int = 0
     # the FAIL_TO_PASS tests re-run ``reruns`` times per side (None: every one of them)
     rerun_ids: tuple[str, ...] | None = None
@@ -146,6 +147,12 @@ class Evidence:
 def _ids(ids: Sequence[str]) -> str:
     shown = ", ".join(i[:150] for i in ids[:3])
     return shown + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+
+
+def _unfinished(notes: Sequence[str]) -> str:
+    """The first re-run that gave no result (a reason holds ``REASON_MAX_CHARS``)."""
+    more = len(notes) - 1
+    return notes[0][:250] + (f"; {more} more re-run(s) did not complete" if more else "")
 
 
 def decide(
@@ -227,6 +234,8 @@ def decide(
     for ids, text in rules:
         if ids:
             reasons.append(f"{len(ids)} {text}: {_ids(ids)}")
+    if ev.unconfirmed and ev.unfinished:  # which re-run gave no result, and its limit
+        reasons[-1] += f" ({_unfinished(ev.unfinished)})"
     if f2p and (why := proof_coverage.refusal(f2p, ev.changed_code)):
         reasons.append(why)
     if ev.markers:
@@ -237,9 +246,20 @@ def decide(
     if no_fix is not None and reasons == [no_fix]:  # clean: did the PR break nothing?
         was, now = before.outcome.verdict, head.outcome.verdict
         with_tests = (*ev.mixed, *ev.late_tests, *ev.tested_paths)
-        gaps = nothing.gaps(was, now, harness_changed, bool(ev.edited), with_tests, ev.others)
+        # every result as paired (a wide run's whole report), as the publish job reads the
+        # listings: a non-pass past a verdict file's cap is still seen
+        gaps = nothing.gaps(
+            was,
+            now,
+            harness_changed,
+            bool(ev.edited),
+            with_tests,
+            ev.others,
+            statuses=pairing.runs,
+        )
         if not gaps:
-            return Decision(CompareVerdict.NOTHING_TO_PROVE, [nothing.reason(was, now)])
+            reason = nothing.reason(was, now, pairing.runs)
+            return Decision(CompareVerdict.NOTHING_TO_PROVE, [reason])
         reasons += gaps
     if reasons:
         return Decision(CompareVerdict.NOT_PROVEN, reasons)

@@ -244,6 +244,7 @@ def _compare(
         markers=tuple(added_markers(trees.base, trees.after, tests)),
         flaky=confirmation.flaky,
         unconfirmed=confirmation.unconfirmed,
+        unfinished=confirmation.unfinished,
         reruns=settings.flake_runs if confirmation.checked else 0,
         rerun_ids=confirmation.rerun,
         rerun_whole=confirmation.whole,
