@@ -16,7 +16,8 @@ Two ways the runner's own hooks reach code the name rule and the import closure 
   written as one: ``globals()["pytest_" + name] = hook`` in the module, or ``setattr`` on the
   conftest's module in ``sys.modules`` while the conftest imports it, binds a hook no line
   names. So a module that binds names dynamically, or names ``pytest_``/``hookimpl``/``autouse``
-  in any form, is taken as defining hooks (fail closed; issue 33, classes 4 and 7). Residual:
+  in any form in its code (its comments are not read: ``without_comments``), is taken as
+  defining hooks (fail closed; issue 33, classes 4 and 7). Residual:
   a module the imported one imports itself (not star) is not read.
 
 Pure: bytes in, answers out. ``harness_closure`` walks the trees.
