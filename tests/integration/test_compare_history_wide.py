@@ -19,13 +19,14 @@ plus those wheels, ``tests/images/derived.py``). One compare, one pair of direct
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from xml.etree.ElementTree import Element
 
 import pytest
+from defusedxml import ElementTree
 
 from tests.conftest import require_docker
 from tests.images import derived
@@ -42,8 +43,6 @@ from verify_pr.verify.select import pytest_node_id
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 (ENTRY,) = MANIFEST["history_wide"]
-# -rA's summary: "WORD node id" or "WORD node id - message"
-_RESULT_LINE = re.compile(r"^(PASSED|FAILED|ERROR) (.+?)(?: - .*)?$", re.MULTILINE)
 # each run of ~64,000 tests: 18 min beside three others on two cores shared with four other
 # sessions (load average near 30); a direct run was still going after 30 min there
 TIMEOUT_S = 3600
@@ -60,12 +59,34 @@ def unfixed(head: Path, dest: Path) -> Path:
 
 
 def direct(tree: Path, image: str) -> dict[str, str]:
-    """pytest itself, as after an editable install (src layout): node id -> its word."""
-    script = "PYTHONPATH=/work/src python3 -m pytest -p no:cacheprovider -q -rA"
+    """pytest itself, as after an editable install (src layout): node id -> PASSED, FAILED,
+    ERROR or SKIPPED, from its own JUnit report (``-rA`` would not do at this size: its passes
+    section looks each test's teardown up among all reports, quadratic, over 30 min here)."""
+    script = (
+        "PYTHONPATH=/work/src python3 -m pytest -p no:cacheprovider -q "
+        "--junitxml=/tmp/direct.xml -o junit_family=xunit1 >/tmp/log 2>&1; "
+        "cat /tmp/direct.xml || tail -n 40 /tmp/log >&2"
+    )
     proc = locked_run(tree, image, script, timeout=TIMEOUT_S)
-    found = {node: word for word, node in _RESULT_LINE.findall(proc.stdout)}
-    assert found, proc.stdout[-2000:] + proc.stderr[-2000:]
+    found = {}
+    for case in ElementTree.fromstring(proc.stdout).iter("testcase"):
+        found[_junit_node(case)] = next(
+            (word for tag, word in _OUTCOMES if case.find(tag) is not None), "PASSED"
+        )
+    assert found, proc.stderr[-2000:]
     return found
+
+
+_OUTCOMES = (("failure", "FAILED"), ("error", "ERROR"), ("skipped", "SKIPPED"))
+
+
+def _junit_node(case: Element) -> str:
+    """pytest's node id of an xunit1 testcase: its file, then the classname's classes below
+    the file's module, then its name."""
+    file, classname = case.get("file", ""), case.get("classname", "")
+    module = file.removesuffix(".py").replace("/", ".")
+    classes = classname[len(module) + 1 :].split(".") if classname != module else []
+    return "::".join([file, *classes, case.get("name", "")])
 
 
 def node_id(test_id: str) -> str | None:
@@ -115,5 +136,8 @@ def _truth(base: Path, head: Path, image: str) -> tuple[list[str], list[str], in
     passes on head), head's tests that do not pass, and how many results head's run gave."""
     with ThreadPoolExecutor(2) as pool:
         before, after = pool.map(lambda tree: direct(tree, image), (base, head))
-    fixed = sorted(i for i, s in before.items() if s != "PASSED" and after.get(i) == "PASSED")
-    return fixed, sorted(i for i, s in after.items() if s != "PASSED"), len(after)
+    fixed = sorted(
+        i for i, s in before.items() if s in ("FAILED", "ERROR") and after.get(i) == "PASSED"
+    )
+    failing = sorted(i for i, s in after.items() if s in ("FAILED", "ERROR"))
+    return fixed, failing, len(after)
