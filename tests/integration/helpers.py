@@ -106,7 +106,9 @@ _NODE_DIRECT = {
 }
 
 
-def locked_run(tree: Path, image: str, script: str) -> subprocess.CompletedProcess[str]:
+def locked_run(
+    tree: Path, image: str, script: str, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
     """``script`` over a copy of ``tree`` in /work, run by the runner directly in ``image`` with
     verify-pr's lockdown: no network, no capabilities, read-only root, a user with no home,
     tmpfs /work and /tmp."""
@@ -118,7 +120,7 @@ def locked_run(tree: Path, image: str, script: str) -> subprocess.CompletedProce
         tmpfs=("/work:exec,size=256m,uid=65534,gid=65534", "/tmp:size=64m"),
         options=("-e", "HOME=/work", "-v", f"{tree}:/repo:ro"),
     )
-    return subprocess.run(argv, capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
 
 
 def fetch(entry: dict[str, Any]) -> Path:

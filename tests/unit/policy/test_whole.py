@@ -13,12 +13,12 @@ from tests.unit.policy.forgery_helpers import honest_verified
 from verify_pr.models.compare import CompareResult, CompareVerdict
 from verify_pr.models.report import TestStatus, Totals
 from verify_pr.models.transitions import classify_plain, models, tally
-from verify_pr.models.verdict import VerdictFile
+from verify_pr.models.verdict import Verdict, VerdictFile
 from verify_pr.policy.cases import worst_by_id
 from verify_pr.policy.verdict import claim_findings, consistent, refusals, supported
 from verify_pr.policy.whole import DROPPED, Compared, Whole
 
-P, F = TestStatus.PASSED, TestStatus.FAILED
+P, F, S = TestStatus.PASSED, TestStatus.FAILED, TestStatus.SKIPPED
 FIX = case(P).id
 EXTRA = case(P, "test_9").id  # a result beyond the testcases each verdict file lists
 
@@ -97,3 +97,28 @@ def test_a_wide_run_s_totals_count_at_least_its_listing() -> None:
     assert [(f.rule, f.message) for f in found] == [
         ("run.totals", "the head run's totals count fewer tests than its listing")
     ]
+
+
+def _quiet(head: Mapping[str, TestStatus]) -> tuple[CompareResult, Whole]:
+    """A wide NOTHING TO PROVE claim: every listed test passes on both sides, and the
+    listings hold one result more (``EXTRA``), with its status on head as given."""
+    result, whole = _wide({FIX: P, EXTRA: P}, head, CompareVerdict.NOTHING_TO_PROVE)
+    runs = {}
+    for side in ("before", "head"):
+        run = getattr(result, side)
+        sandbox = run.sandbox.model_copy(update={"exit_code": 0})
+        passing = {"verdict": Verdict.PASS, "testcases": (case(P),), "sandbox": sandbox}
+        runs[side] = run.model_copy(update=passing)
+    return result.model_copy(update={**runs, "proofs": ()}), whole
+
+
+def test_nothing_to_prove_is_read_from_the_listings() -> None:
+    # the honest wide claim stands; a test past the verdict files' cap that passed on base
+    # and is skipped on head (only the listing has it) stands against it
+    honest, whole = _quiet({FIX: P, EXTRA: P})
+    assert supported(honest, whole) is CompareVerdict.NOTHING_TO_PROVE, claim_findings(
+        honest, whole
+    )
+    hidden, whole = _quiet({FIX: P, EXTRA: S})
+    assert any(EXTRA in f.message for f in claim_findings(hidden, whole))
+    assert supported(hidden, whole) is CompareVerdict.NOT_PROVEN

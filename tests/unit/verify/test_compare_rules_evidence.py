@@ -190,3 +190,23 @@ def test_verified_claims_re_runs_only_for_the_tests_that_were_re_run() -> None:
     result = _build(before, head, reruns=3, rerun_ids=tuple(ids))
     assert "each confirmed by id" in result.reasons[0]
     assert {p.reruns for p in result.proofs} == {3}
+
+
+def test_an_unconfirmed_proof_names_the_re_run_that_timed_out() -> None:
+    note = "the re-run of m.py::m::t_bug on base's code with the PR's tests timed out after 60 s"
+    result = _build(
+        _outcome(FIXED_BASE),
+        _outcome(FIXED_HEAD),
+        unconfirmed=("m.py::m::t_bug",),
+        unfinished=(note, "another"),
+    )
+    assert result.verdict is CompareVerdict.NOT_PROVEN
+    (reason,) = [r for r in result.reasons if "could not be re-run by id" in r]
+    assert reason == (
+        f"1 FAIL_TO_PASS test(s) could not be re-run by id: m.py::m::t_bug ({note}; "
+        "1 more re-run(s) did not complete)"
+    )
+    # without a re-run that gave no result (a selection that found nothing), no cause is named
+    plain = _build(_outcome(FIXED_BASE), _outcome(FIXED_HEAD), unconfirmed=("m.py::m::t_bug",))
+    assert "could not be re-run by id: m.py::m::t_bug" in plain.reasons[-1]
+    assert "timed out" not in plain.reasons[-1]

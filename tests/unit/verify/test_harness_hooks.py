@@ -63,6 +63,13 @@ def test_plugins_fail_closed_to_every_string(text: str) -> None:
         ("from _pytest.faulthandler import pytest_configure as configure\n", True),
         ("import gc\nfor o in gc.get_objects():\n    pass\n", True),
         ("def configure(settings):\n    return dict(settings)\n", False),
+        # a comment binds nothing (packaging's markers.py: "plain __dict__", issue 36)
+        ("state = dict(s)  # Old format: plain __dict__.\n# autouse=True, pytest_x\n", False),
+        # a "#" inside a string is no comment: what follows it on the line is read
+        ('x = "# not a comment"; globals()["pytest_x"] = hook\n', True),
+        ('s = """\n# text\n"""\nexec(s)  # run it\n', True),
+        # text the tokenizer cannot read keeps every word (fail closed)
+        ("x = (1  # __dict__\n", True),
     ],
 )
 def test_hooks_read_from_the_bytes(text: str, hooks: bool) -> None:

@@ -223,3 +223,23 @@ def test_each_proof_file_re_runs_in_a_process_of_its_own() -> None:
     assert len(commands) == 12  # two files, three repetitions, two sides
     assert found.whole == ()
     assert "each confirmed by id" in rerun.claim(ids, found.rerun, found.whole, 3)
+
+
+def test_a_re_run_that_times_out_is_named_with_its_side_and_limit() -> None:
+    # the second repetition on head times out (the helpers' runs have a 60 s limit): the
+    # test is unconfirmed, and the confirmation says which re-run and after how long
+    scripted = [outcome(FIXED_BASE), outcome(FIXED_HEAD)] * 3
+    scripted[3] = outcome(FIXED_HEAD, status=RunStatus.TIMEOUT)
+    found = _confirm(PLAN, ["m.py::m::t_bug"], _Scripted(scripted), FIXED_HEAD)
+    assert found.unconfirmed == ("m.py::m::t_bug",)
+    assert found.unfinished == (
+        "the re-run of m.py::m::t_bug on head timed out after 60 s (the --timeout limit)",
+    )
+    # control: every re-run completed, nothing to name
+    honest = _confirm(
+        PLAN,
+        ["m.py::m::t_bug"],
+        _Scripted([outcome(FIXED_BASE), outcome(FIXED_HEAD)] * 3),
+        FIXED_HEAD,
+    )
+    assert honest.unconfirmed == () and honest.unfinished == ()

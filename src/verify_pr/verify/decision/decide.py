@@ -128,6 +128,12 @@ def _ids(ids: Sequence[str]) -> str:
     return shown + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
 
 
+def _unfinished(notes: Sequence[str]) -> str:
+    """The first re-run that gave no result (a reason holds ``REASON_MAX_CHARS``)."""
+    more = len(notes) - 1
+    return notes[0][:250] + (f"; {more} more re-run(s) did not complete" if more else "")
+
+
 def decide(before: Side, head: Side, pairing: Pairing, stages: Stages) -> Decision:
     """Every rule is checked and every failing rule gives a reason. ``before`` is base's code
     with the PR's tests; what stands against the PR is the pairing's (``Pairing.findings``)."""
@@ -202,6 +208,8 @@ def decide(before: Side, head: Side, pairing: Pairing, stages: Stages) -> Decisi
     for ids, text in rules:
         if ids:
             reasons.append(f"{len(ids)} {text}: {_ids(ids)}")
+    if proof.unconfirmed and proof.unfinished:  # which re-run gave no result, and its limit
+        reasons[-1] += f" ({_unfinished(proof.unfinished)})"
     if f2p and (why := ran_changed.refusal(f2p, proof.changed_code)):
         reasons.append(why)
     if tamper.markers:
@@ -212,9 +220,20 @@ def decide(before: Side, head: Side, pairing: Pairing, stages: Stages) -> Decisi
     if no_fix is not None and reasons == [no_fix]:  # clean: did the PR break nothing?
         was, now = before.outcome.verdict, head.outcome.verdict
         with_tests = (*paths.mixed, *paths.late_tests, *paths.tested)
-        gaps = nothing.gaps(was, now, harness_changed, bool(paths.edited), with_tests, paths.others)
+        # every result as paired (a wide run's whole report), as the publish job reads the
+        # listings: a non-pass past a verdict file's cap is still seen
+        gaps = nothing.gaps(
+            was,
+            now,
+            harness_changed,
+            bool(paths.edited),
+            with_tests,
+            paths.others,
+            statuses=pairing.runs,
+        )
         if not gaps:
-            return Decision(CompareVerdict.NOTHING_TO_PROVE, [nothing.reason(was, now)])
+            reason = nothing.reason(was, now, pairing.runs)
+            return Decision(CompareVerdict.NOTHING_TO_PROVE, [reason])
         reasons += gaps
     if reasons:
         return Decision(CompareVerdict.NOT_PROVEN, reasons)

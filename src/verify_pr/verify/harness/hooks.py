@@ -16,7 +16,8 @@ Two ways the runner's own hooks reach code the name rule and the import closure 
   written as one: ``globals()["pytest_" + name] = hook`` in the module, or ``setattr`` on the
   conftest's module in ``sys.modules`` while the conftest imports it, binds a hook no line
   names. So a module that binds names dynamically, or names ``pytest_``/``hookimpl``/``autouse``
-  in any form, is taken as defining hooks (fail closed; issue 33, classes 4 and 7). Residual:
+  in any form in its code (its comments are not read: ``without_comments``), is taken as
+  defining hooks (fail closed; issue 33, classes 4 and 7). Residual:
   a module the imported one imports itself (not star) is not read.
 
 Pure: bytes in, answers out. ``closure`` walks the trees.
@@ -25,7 +26,9 @@ Pure: bytes in, answers out. ``closure`` walks the trees.
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 
 from verify_pr.verify.harness.refs import Ref, named_refs
 
@@ -57,8 +60,32 @@ _STAR = re.compile(rb"(?m)(?:^|;)[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*\(
 
 def defines_hooks(text: bytes) -> bool:
     """Whether a module's bytes define something pytest runs as a hook or around every test,
-    or could bind one under a name computed at run time (``_DYNAMIC``)."""
-    return _HOOKS.search(text) is not None or _DYNAMIC.search(text) is not None
+    or could bind one under a name computed at run time (``_DYNAMIC``). Its comments are not
+    read: no comment binds a name (a comment saying ``__dict__`` made packaging's markers.py
+    harness, and with it the fixed module it imports: issue 36)."""
+    code = without_comments(text)
+    return _HOOKS.search(code) is not None or _DYNAMIC.search(code) is not None
+
+
+def without_comments(text: bytes) -> bytes:
+    """The module's text with each comment blanked, as Python's own tokenizer finds them
+    (never a ``#`` inside a string), in UTF-8; the bytes unchanged when they do not tokenize
+    (an error, an unknown encoding): what cannot be read as Python keeps every word."""
+    lines: list[str] = []
+    comments: list[tuple[int, int, int]] = []
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(text).readline)
+        # the lines as the tokenizer reads them, so its (row, column) land where it says
+        lines = [raw.decode(encoding) for raw in io.BytesIO(text).readlines()]
+        for token in tokenize.tokenize(io.BytesIO(text).readline):
+            if token.type == tokenize.COMMENT and token.start[0] == token.end[0]:
+                comments.append((token.start[0], token.start[1], token.end[1]))
+    except (SyntaxError, tokenize.TokenError, UnicodeDecodeError, LookupError, ValueError):
+        return text
+    for row, start, end in comments:
+        line = lines[row - 1]
+        lines[row - 1] = line[:start] + " " * (end - start) + line[end:]
+    return "".join(lines).encode("utf-8", "surrogatepass")
 
 
 def star_imports(text: bytes) -> list[str]:

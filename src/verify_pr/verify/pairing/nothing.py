@@ -29,6 +29,8 @@ not caught.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from verify_pr.models.report import TestStatus
 from verify_pr.models.verdict import VerdictFile
 from verify_pr.policy.nothing import DOC_SUFFIXES, gaps
@@ -43,8 +45,13 @@ REASON = (
 )
 
 
-def reason(before: VerdictFile, head: VerdictFile) -> str:
-    """The one reason of a NOTHING TO PROVE comparison."""
-    was, now = statuses(before), statuses(head)
+def reason(
+    before: VerdictFile,
+    head: VerdictFile,
+    runs: tuple[Mapping[str, TestStatus], Mapping[str, TestStatus]] | None = None,
+) -> str:
+    """The one reason of a NOTHING TO PROVE comparison; ``runs``: before's and head's every
+    result (``Pairing.runs``) when their verdict files list only some."""
+    was, now = runs or (statuses(before), statuses(head))
     both = sum(1 for i, s in now.items() if s is TestStatus.PASSED and was.get(i) is s)
     return REASON.format(passed=both)

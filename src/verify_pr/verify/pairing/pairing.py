@@ -42,6 +42,9 @@ class Pairing:
     # each run's listing (``models.listing``, by its file name in LISTING_FILES) when a run has more
     # results than its verdict file lists: then ``transitions`` holds all but PASS_TO_PASS
     listings: dict[str, bytes] | None = None
+    # before's and head's every result (id: worst status), as paired: what "broke nothing"
+    # reads (``nothing.gaps``), never a verdict file's capped testcases
+    runs: tuple[dict[str, TestStatus], dict[str, TestStatus]] | None = None
 
 
 def pair(
@@ -104,7 +107,15 @@ def pair(
         )
     found = findings(transitions, was, now, own)
     return Pairing(
-        before_file, transitions, proofs, discounted, not_whole, found, tally(rows), listings
+        before_file,
+        transitions,
+        proofs,
+        discounted,
+        not_whole,
+        found,
+        tally(rows),
+        listings,
+        (was, now),
     )
 
 

@@ -14,6 +14,9 @@ from verify_pr.verify.proof.rerun import Confirmation
 class ProofFacts:
     flaky: tuple[str, ...] = ()  # FAIL_TO_PASS ids whose re-runs did not repeat
     unconfirmed: tuple[str, ...] = ()  # FAIL_TO_PASS ids that could not be re-run
+    # why: each re-run of an unconfirmed test that timed out or did not complete, with its
+    # side and limit (the reason names the first: ``decide``)
+    unfinished: tuple[str, ...] = ()
     reruns: int = 0
     # the FAIL_TO_PASS tests re-run ``reruns`` times per side (None: every one of them)
     rerun_ids: tuple[str, ...] | None = None
@@ -30,6 +33,7 @@ class ProofFacts:
         return cls(
             flaky=confirmation.flaky,
             unconfirmed=confirmation.unconfirmed,
+            unfinished=confirmation.unfinished,
             reruns=flake_runs if confirmation.checked else 0,
             rerun_ids=confirmation.rerun,
             rerun_whole=confirmation.whole,

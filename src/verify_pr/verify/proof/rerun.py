@@ -49,6 +49,9 @@ class Confirmation:
     whole: tuple[str, ...] = ()
     # every re-run made, with the tests it re-ran: what ``ran_changed`` reads
     runs: tuple[Rerun, ...] = field(default=(), compare=False)
+    # why re-runs of unconfirmed tests gave no result: each that timed out or did not
+    # complete, with its side and limit (the reason names them: ``compare.decide``)
+    unfinished: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -116,16 +119,40 @@ def confirm(
     outcomes = iter(run_all([run.job for runs in planned for run in runs]))
     outcome: dict[str, _Standing] = {}
     made: list[Rerun] = []
+    unfinished: list[str] = []
     for group, runs in zip(groups, planned, strict=True):
         done = [(next(outcomes), run) for run in runs]
-        outcome |= _standings(group, done)
+        standings = _standings(group, done)
+        outcome |= standings
         ids = tuple(c.id for c in group.cases)
         made += [Rerun(ids, run.want_failure, not group.argv, o) for o, run in done]
+        if _Standing.UNCONFIRMED in standings.values():
+            unfinished += _unfinished(ids, done, group.times)
     flaky = tuple(i for i, v in outcome.items() if v is _Standing.FLAKY)
     unconfirmed = tuple(i for i, v in outcome.items() if v is _Standing.UNCONFIRMED)
     ids = tuple(c.id for c in cases)
     whole_ids = tuple(c.id for c in whole)
-    return Confirmation(True, flaky, unconfirmed, ids, whole_ids, tuple(made))
+    return Confirmation(
+        True, flaky, unconfirmed, ids, whole_ids, tuple(made), tuple(dict.fromkeys(unfinished))
+    )
+
+
+def _unfinished(ids: Sequence[str], done: list[tuple[SuiteOutcome, _Run]], times: int) -> list[str]:
+    """Each re-run of ``ids`` that did not complete, said with its side, its repetitions and
+    its limit: "could not be re-run" alone hides a suite too slow for ``--timeout``."""
+    first = ids[0][:80] + (f" and {len(ids) - 1} more" if len(ids) > 1 else "")
+    found = []
+    for outcome, run in done:
+        result = outcome.verdict.sandbox
+        if result.status is RunStatus.COMPLETED:
+            continue
+        side = "base's code with the PR's tests" if run.want_failure else "head"
+        what = f"the re-run of {first} on {side}" + (f" ({times} repetitions)" if times > 1 else "")
+        if result.status is RunStatus.TIMEOUT:
+            found.append(f"{what} timed out after {result.timeout_s} s (the --timeout limit)")
+        else:
+            found.append(f"{what} did not complete: {result.detail or result.status}")
+    return found
 
 
 def _apart(runner: Runner | None, cases: list[TestCase]) -> list[list[TestCase]]:
