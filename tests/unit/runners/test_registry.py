@@ -94,13 +94,14 @@ def test_the_defaults_say_cannot_to_everything_a_new_runner_has_not_said() -> No
 
 def test_go_compares_by_its_own_answers() -> None:
     """Issue 38 part 2: go selects by id (-run and the package), repeats by a process per
-    repetition, and has no tracer verify-pr reads ("cannot", with why)."""
+    repetition, and measures changed code with go's own -coverprofile over .go files."""
     runner = runner_named("go")
     assert runner is not None and runner.test_files is TestFiles.GO
     assert runner.compares and runner.isolates_files and runner.tests_only_in_test_files
     assert runner.select(_case("example.com/m", "TestX")) == ("-run", "^TestX$", "example.com/m")
     assert runner.select_repeated([_case("example.com/m", "TestX")], 2) is None
-    assert runner.coverage().instrument is None and runner.coverage().missing
+    coverage = runner.coverage()
+    assert coverage.instrument is not None and coverage.suffixes == (".go",)
 
 
 def test_argv_meets_the_shell_quoted_word_by_word() -> None:
