@@ -15,22 +15,17 @@ from pathlib import Path
 from tests.conftest import require_docker
 from tests.git_helpers import commit, init_repo
 from tests.hostile.helpers import RECORD, control
-from tests.integration.go_helpers import GO_IMAGE
+from tests.integration.go_helpers import (
+    ADD_TEST,
+    CALC_BUGGY,
+    CALC_FIXED,
+    GO_IMAGE,
+    GO_MOD,
+    MUL_TEST,
+)
 from tests.integration.helpers import compare
 from verify_pr.models.compare import ChangedCode, CompareResult
 
-GO_MOD = "module example.com/calc\n\ngo 1.22\n"
-CALC_BUGGY = "package calc\n\n// Add returns a+b.\nfunc Add(a, b int) int { return a - b }\n"
-CALC_FIXED = CALC_BUGGY.replace("return a - b", "return a + b")
-KEEP_TEST = (
-    'package calc\n\nimport "testing"\n\n'
-    "func TestZero(t *testing.T) {\n\tif Add(0, 0) != 0 {\n\t\tt.Fatal(Add(0, 0))\n\t}\n}\n"
-)
-CALLS = (
-    'package calc\n\nimport "testing"\n\n'
-    "func TestAdd(t *testing.T) {\n\tif got := Add(2, 3); got != 5 {\n"
-    '\t\tt.Fatalf("Add(2, 3) = %d", got)\n\t}\n}\n'
-)
 READS = (
     'package calc\n\nimport (\n\t"os"\n\t"strings"\n\t"testing"\n)\n\n'
     "func TestAdd(t *testing.T) {\n"
@@ -43,7 +38,7 @@ READS = (
 def _compare(tmp_path: Path, test: str) -> CompareResult:
     require_docker(GO_IMAGE)
     repo = init_repo(tmp_path / "repo")
-    base = commit(repo, {"go.mod": GO_MOD, "calc.go": CALC_BUGGY, "zero_test.go": KEEP_TEST})
+    base = commit(repo, {"go.mod": GO_MOD, "calc.go": CALC_BUGGY, "mul_test.go": MUL_TEST})
     head = commit(repo, {"calc.go": CALC_FIXED, "add_test.go": test})
     _code, result, _summary = compare(tmp_path / "out", repo, base, head, GO_IMAGE)
     return result
@@ -60,7 +55,7 @@ def test_a_go_test_that_reads_the_code_as_data_proves_nothing(tmp_path: Path) ->
 
 
 def test_the_go_twin_that_calls_the_code_is_verified(tmp_path: Path) -> None:
-    result = _compare(tmp_path, CALLS)
+    result = _compare(tmp_path, ADD_TEST)
     assert result.verdict.value == "VERIFIED", result.reasons
     (proof,) = result.proofs
     assert proof.changed_code is ChangedCode.RAN

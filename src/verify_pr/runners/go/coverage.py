@@ -116,17 +116,13 @@ def profile_names(tree: Path, files: list[str]) -> dict[str, str]:
             go_mod = folder / "go.mod"
             if not tree_files.is_plain_file(tree, str(go_mod)):
                 continue
-            module = module_path(_read_go_mod(tree / go_mod))
+            text = tree_files.read_nested(tree, str(go_mod), MAX_GO_MOD)
+            module = None if text is None else module_path(text.decode("utf-8", "replace"))
             if module is not None:
                 inside = path.relative_to(folder)
                 names[f"{module}/{inside}"] = rel
             break
     return names
-
-
-def _read_go_mod(path: Path) -> str:
-    with path.open("rb") as handle:
-        return handle.read(MAX_GO_MOD).decode("utf-8", "replace")
 
 
 def module_path(go_mod: str) -> str | None:
