@@ -206,6 +206,8 @@ def floor(cmd: list[str]) -> float:
     tool = [sys.executable, "-m", "bench.compare_floor", cores, *cmd[3:]]
     out = tempfile.mkdtemp(prefix="vpr-bench-out-")
     done = subprocess.run([*tool, "--out", out], capture_output=True, text=True, check=False)
+    if not done.stdout.strip():
+        raise SystemExit(f"bench.compare_floor printed no floor:\n{done.stderr[-3000:]}")
     return float(json.loads(done.stdout.strip().splitlines()[-1])["floor"])
 
 

@@ -4,11 +4,12 @@
 
 Runs ``verify-pr compare`` in this process with its pool one sandbox wide (``parallel.
 pool_width`` patched to 1), so every sandbox run it makes (before, head, base's own collection
-and run by id, each re-run) runs alone, and times each one (``compare_run._run``). A run alone
-at its ``--cpus 1`` keeps one core busy for its wall time (the suites are CPU-bound), so the
-sum of the walls is the CPU the verdict's runs need; the floor is that sum over ``CORES``, and
-no less than the longest single run (a run cannot be split across cores). Host work (export,
-checks, pairing) is left out: the floor is what no schedule can beat. Prints one JSON line:
+and run by id, each re-run) runs alone, and times each one (``Planner.run``, the pool's one way
+into a sandbox). A run alone at its ``--cpus 1`` keeps one core busy for its wall time (the
+suites are CPU-bound), so the sum of the walls is the CPU the verdict's runs need; the floor is
+that sum over ``CORES``, and no less than the longest single run (a run cannot be split across
+cores). Host work (export, checks, pairing) is left out: the floor is what no schedule can beat.
+Prints one JSON line:
 ``{"runs": [[seconds, what], ...], "cpu": s, "floor": s}``. Not a test: compare_bench uses it.
 """
 
@@ -22,25 +23,34 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from verify_pr.verify.runs.suite import SuiteOutcome, SuitePlan
-    from verify_pr.verify.settings import SuiteSettings
+
+
+def timed_method() -> tuple[type, str]:
+    """The method every sandbox run of a compare goes through: the pool's run function."""
+    from verify_pr.verify.runs.planner import Planner
+
+    return Planner, "run"
 
 
 def main(argv: list[str]) -> int:
-    from verify_pr.verify import cli, compare_run
+    from verify_pr.verify import cli
     from verify_pr.verify.runs import parallel
+    from verify_pr.verify.runs.planner import Planner
 
     cores = float(argv[0])
     runs: list[tuple[float, str]] = []
-    inner = compare_run._run
+    owner, name = timed_method()
+    inner = getattr(owner, name)
 
-    def timed(suite: SuiteSettings, tree: Path, plan: SuitePlan) -> SuiteOutcome:
+    def timed(planner: Planner, job: tuple[Path, SuitePlan]) -> SuiteOutcome:
         start = time.perf_counter()
         try:
-            return inner(suite, tree, plan)
+            return inner(planner, job)
         finally:
+            tree, plan = job
             runs.append((time.perf_counter() - start, f"{tree.name} ...{plan.command[-50:]}"))
 
-    compare_run._run = timed  # type: ignore[assignment]
+    setattr(owner, name, timed)
     parallel.pool_width = lambda *_args, **_kw: 1  # type: ignore[assignment]
     code = cli.main(argv[1:])
     cpu = sum(s for s, _ in runs)

@@ -50,24 +50,36 @@ def _run_what(_planner: object, job: tuple[Path, SuitePlan]) -> str:
     return f"{tree.name} ...{plan.command[-60:]}"
 
 
-def main(argv: list[str]) -> int:
+def hooks() -> list[tuple[ModuleType | type, str, Callable[..., str] | None]]:
+    """What the timeline records: each phase where its caller looks it up (a name imported
+    into ``compare_run`` is wrapped there). tests/unit/test_bench_hooks.py checks each exists,
+    so a restructured compare fails a test instead of this tool."""
     from verify_pr.sandbox import guard
-    from verify_pr.verify import cli, compare_run
+    from verify_pr.verify import compare_run
     from verify_pr.verify.decision import decide
     from verify_pr.verify.harness import closure
     from verify_pr.verify.proof import early, rerun
     from verify_pr.verify.runs.planner import Planner
 
-    wrap(compare_run, "export")
-    wrap(compare_run, "_before_tree")
-    wrap(Planner, "run", _run_what)
-    wrap(guard, "check_tree", lambda tree: tree.name)
-    wrap(closure, "scan")
-    wrap(compare_run, "pair")
-    wrap(decide, "build_result")
-    wrap(rerun, "confirm")
-    wrap(early, "start")
-    wrap(early, "kept")
+    return [
+        (compare_run, "export", None),
+        (compare_run, "_before_tree", None),
+        (Planner, "run", _run_what),
+        (guard, "check_tree", lambda tree: tree.name),
+        (closure, "scan", None),
+        (compare_run, "pair", None),
+        (decide, "build_result", None),
+        (rerun, "confirm", None),
+        (early, "start", None),
+        (early, "kept", None),
+    ]
+
+
+def main(argv: list[str]) -> int:
+    from verify_pr.verify import cli
+
+    for module, name, describe in hooks():
+        wrap(module, name, describe)
     code = cli.main(argv)
     for start, end, thread, name, what in sorted(EVENTS):
         print(
