@@ -157,7 +157,7 @@ def _compare(
         jobs.append(own.first_job())
     futures = pool.start(jobs)  # the whole runs share the cores when they outnumber them
     if edited or others:
-        own.started(futures[2])
+        own.started(futures[2], pool.submit)
     before, head = futures[0].result(), futures[1].result()
     coverage.take_head(head)
     # also needed when head cannot load a test file the PR does not change (``unloaded``), or

@@ -52,13 +52,22 @@ def outcome(
     exit_code: int | None = None,
     flags: tuple[RedFlag, ...] = (),
     tamper: tuple[str, ...] = (),
+    files: dict[str, str] | None = None,
 ) -> SuiteOutcome:
     """One run as the verifier sees it: a report of ``statuses`` (None: no report), its
-    verdict and exit code derived as a run would give them unless told."""
+    verdict and exit code derived as a run would give them unless told; each test in m.py
+    unless ``files`` names its file."""
     report = None
     if statuses is not None:
+        where = files or {}
         cases = [
-            TestCase.build(name=n, classname="m", file="m.py", line=1, status=s)
+            TestCase.build(
+                name=n,
+                classname=where.get(n, "m.py").removesuffix(".py").replace("/", "."),
+                file=where.get(n, "m.py"),
+                line=1,
+                status=s,
+            )
             for n, s in statuses.items()
         ]
         report = TestReport.build(format=ReportFormat.JUNIT, testcases=cases, red_flags=flags)

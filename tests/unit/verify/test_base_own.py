@@ -3,11 +3,15 @@ how the run by id and the collection are merged; a run short of a selected test 
 
 from __future__ import annotations
 
+from concurrent.futures import Future
+from dataclasses import replace
 from pathlib import Path
 
 from tests.unit.verify.helpers import E, F, P, S, X, outcome
 from verify_pr.contract import new_report_path
-from verify_pr.models.report import TestStatus
+from verify_pr.models.report import RedFlag, TestStatus
+from verify_pr.models.sandbox import RunStatus
+from verify_pr.models.verdict import Verdict
 from verify_pr.runners.pytest.runner import COLLECTED_MESSAGE, PytestRunner
 from verify_pr.runners.registry import runner_named
 from verify_pr.verify.pairing import base_own
@@ -100,3 +104,162 @@ def test_a_collection_short_of_an_untouched_test_is_not_whole() -> None:
     assert not base_own.seems_whole(found, before, ())
     assert base_own.seems_whole(found, before, ("m.py",))  # the PR changes m.py: b may be new
     assert base_own.seems_whole(found, outcome({"a": F}).verdict, ())
+
+
+def test_the_rest_of_a_selection_beyond_the_edited_files_run() -> None:
+    # the edited file's run (started when the collection ended) and what before and head add
+    first = base_own.Selection(("t.py::a",), ("bad.py",), ("t.py::a", "bad.py"), ("t.py::a",))
+    whole = base_own.Selection(
+        ("t.py::a", "u.py::s"),
+        ("bad.py",),
+        ("t.py::a", "u.py::s", "bad.py"),
+        ("t.py::a", "u.py::s"),
+    )
+    second = base_own.rest(whole, first)
+    assert second is not None
+    assert (second.ids, second.files, second.argv) == (("u.py::s",), (), ("u.py::s",))
+    # nothing beyond: no second process
+    alone = base_own.rest(first, first)
+    assert alone is not None and alone.argv == ()
+    # a word of the rest that the first process runs too (two ids, one node): one process
+    shared = base_own.Selection(
+        ("t.py::a", "t.py::a2"), ("bad.py",), ("t.py::a", "bad.py"), ("t.py::a", "t.py::a")
+    )
+    assert base_own.rest(shared, first) is None
+    # the first is not part of the selection (another file set, a test it does not hold)
+    assert base_own.rest(replace(whole, files=()), first) is None
+    assert base_own.rest(replace(whole, ids=("u.py::s",), words=("u.py::s",)), first) is None
+
+
+def test_two_processes_join_as_the_run_that_failed() -> None:
+    joined = base_own.joined(outcome({"a": P}), outcome({"b": F}))
+    assert joined is not None and joined.report is not None
+    assert {c.name: c.status for c in joined.report.testcases} == {"a": P, "b": F}
+    # the failing process's verdict and exit code: the pair failed as one run would
+    assert joined.verdict.verdict is Verdict.FAIL and joined.verdict.sandbox.exit_code == 1
+    assert joined.report.totals.total == 2
+    passing = base_own.joined(outcome({"a": P}), outcome({"b": S}))
+    assert passing is not None and passing.verdict.sandbox.exit_code == 0
+    # never joined: a process that did not complete, a test both ran, a load failure later
+    assert base_own.joined(outcome({"a": P}), outcome({"b": P}, status=RunStatus.TIMEOUT)) is None
+    assert base_own.joined(outcome({"a": P}), outcome(None)) is None
+    assert base_own.joined(outcome({"a": P}), outcome({"a": F})) is None
+    # a process of skipped tests only (NOT_PROVEN alone: nothing executed) is decided by the
+    # other's tests, as one process over both would be
+    skips = _not_proven(outcome({"b": S}))
+    joined_skips = base_own.joined(outcome({"a": P}), skips)
+    assert joined_skips is not None and joined_skips.verdict.verdict is Verdict.PASS
+    # NOT_PROVEN for anything else (a red flag, an exit code that disagrees) is never joined
+    flagged = _not_proven(outcome({"b": S}, flags=(RedFlag.LOAD_ERROR,)))
+    assert base_own.joined(outcome({"a": P}), flagged) is None
+    assert base_own.joined(outcome({"a": P}), _not_proven(outcome({"b": S}, exit_code=3))) is None
+    assert base_own.joined(_not_proven(outcome({"a": P})), outcome({"b": P})) is None
+
+
+def _not_proven(run: SuiteOutcome) -> SuiteOutcome:
+    return replace(run, verdict=run.verdict.model_copy(update={"verdict": Verdict.NOT_PROVEN}))
+
+
+class _Pool:
+    """The compare pool's submit, run at once: each job's plan gives its outcome."""
+
+    def __init__(self, outcomes: dict[str, SuiteOutcome]) -> None:
+        self.outcomes = outcomes  # by what the plan's command ends with
+        self.jobs: list[str] = []
+
+    def submit(self, job: tuple[Path, SuitePlan]) -> Future[SuiteOutcome]:
+        _tree, plan = job
+        tail = next((k for k in self.outcomes if plan.command.endswith(k)), plan.command)
+        self.jobs.append(tail)
+        done: Future[SuiteOutcome] = Future()
+        done.set_result(self.outcomes[tail])
+        return done
+
+
+FILES = {"e1": "e.py", "e2": "e.py", "ok": "m.py", "skip": "m.py"}
+
+
+def _own_run(tmp_path: Path, edited: tuple[str, ...], pool: _Pool) -> base_own.OwnRun:
+    path = new_report_path(".xml")
+    whole = SuitePlan(runner_named("pytest"), PytestRunner().command(path), path, "pytest")
+    own = base_own.OwnRun(whole, tmp_path, edited, edited)
+    first: Future[SuiteOutcome] = Future()
+    own.started(first, pool.submit)
+    assert pool.jobs == []  # nothing before the collection has ended
+    first.set_result(pool.outcomes[" --collect-only"])
+    return own
+
+
+def _with_files(names: list[str]) -> SuiteOutcome:
+    run = _collection(names)
+    assert run.report is not None
+    cases = tuple(
+        case.model_copy(update={"file": test.file, "classname": test.classname, "id": test.id})
+        for case, test in zip(
+            run.report.testcases, _ran(dict.fromkeys(names, S)).verdict.testcases, strict=True
+        )
+    )
+    return SuiteOutcome(run.verdict, run.run, run.report.model_copy(update={"testcases": cases}))
+
+
+def _ran(statuses: dict[str, TestStatus]) -> SuiteOutcome:
+    return outcome(statuses, files=FILES)
+
+
+def test_the_edited_files_tests_start_when_the_collection_ends(tmp_path: Path) -> None:
+    early = _ran({"e1": P, "e2": F})
+    rest = _ran({"skip": S})
+    pool = _Pool(
+        {
+            " --collect-only": _with_files(["e1", "e2", "ok", "skip"]),
+            "e.py::e1 e.py::e2": early,
+            "-- m.py::skip": rest,
+        }
+    )
+    own = _own_run(tmp_path, ("e.py",), pool)
+    # the collection's end started the edited file's tests, before before and head ended
+    assert pool.jobs == ["e.py::e1 e.py::e2"]
+    before = _ran({"e1": F, "e2": F, "ok": P, "skip": S})
+    head = _ran({"e1": P, "e2": F, "ok": P, "skip": S})
+    own.submit((before, head), pool.submit)
+    # what before and head add (a test skipped in a file the PR does not edit): a second process
+    assert pool.jobs == ["e.py::e1 e.py::e2", "-- m.py::skip"]
+    merged = own.result()
+    got = {c.name: c.status for c in merged.verdict.testcases}
+    assert got == {"e1": P, "e2": F, "skip": S, "ok": TestStatus.NOT_RUN}
+    assert merged.verdict.sandbox.exit_code == 1  # the process that failed
+
+
+def test_one_process_when_the_edited_files_hold_it_all(tmp_path: Path) -> None:
+    pool = _Pool(
+        {" --collect-only": _with_files(["e1", "e2", "ok"]), "e.py::e1 e.py::e2": _ran({"e1": P})}
+    )
+    pool.outcomes["e.py::e1 e.py::e2"] = _ran({"e1": P, "e2": P})
+    own = _own_run(tmp_path, ("e.py",), pool)
+    same = _ran({"e1": P, "e2": P, "ok": P})
+    own.submit((_ran({"e1": F, "e2": P, "ok": P}), same), pool.submit)
+    assert pool.jobs == ["e.py::e1 e.py::e2"]  # no second process: nothing beyond the first
+    assert {c.name: c.status for c in own.result().verdict.testcases}["ok"] is TestStatus.NOT_RUN
+
+
+def test_nothing_edited_starts_nothing_early(tmp_path: Path) -> None:
+    pool = _Pool({" --collect-only": _with_files(["ok", "skip"]), "-- m.py::skip": _ran({})})
+    pool.outcomes["-- m.py::skip"] = _ran({"skip": S})
+    own = _own_run(tmp_path, (), pool)
+    assert pool.jobs == []
+    sides = _ran({"ok": P, "skip": S})
+    own.submit((sides, sides), pool.submit)
+    assert pool.jobs == ["-- m.py::skip"]
+
+
+def test_a_collection_that_rules_out_a_run_by_id_starts_the_whole_run_once(
+    tmp_path: Path,
+) -> None:
+    whole = _ran({"e1": P, "ok": P})
+    # not a collection (a result in it): base's own run will be whole whatever the sides show
+    pool = _Pool({" --collect-only": _ran({"e1": P}), "junit_family=xunit1": whole})
+    own = _own_run(tmp_path, ("e.py",), pool)
+    assert pool.jobs == ["junit_family=xunit1"]  # started when the collection ended
+    own.submit((_ran({"e1": F, "ok": P}), whole), pool.submit)
+    assert pool.jobs == ["junit_family=xunit1"]  # and not again
+    assert own.result() is whole

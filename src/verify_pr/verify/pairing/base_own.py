@@ -10,11 +10,17 @@ PR removed it from (a mixin inherited by an untouched class, a file moved to the
 
 So, where the runner can list its tests as a run names them (pytest: ``PytestRunner.
 collect_command``, a collect-only run whose report names every item exactly as a run does):
-1. the collection runs over the whole of base (its ids and its load errors);
-2. once before and head have ended, the ids they name are known: base's own run runs, by id,
-   every collected test that did not pass on either side or whose file the PR edits, and every
-   file base could not load (its load error again, in the run's own report);
-3. the run's results and the collection are merged: each collected test the run did not run is
+1. the collection runs over the whole of base (its ids and its load errors), beside before and
+   head;
+2. as soon as it has ended, what base's own run will surely run starts, beside before and head:
+   by id, every collected test of a file the PR edits and every file base could not load (its
+   load error again, in the run's own report); or the whole run, when the collection already
+   rules out a run by id;
+3. once before and head have ended, the ids they name are known: every other collected test
+   that did not pass on either side runs by id in a second process (none when there is none),
+   and the two processes are read as one run (``joined``: only when each was judged on its
+   tests alone, else the whole selection runs again as one process);
+4. the run's results and the collection are merged: each collected test the run did not run is
    listed as ``not-run`` (never a result: not a pass, not a failure, not executed).
 A selected test missing from the run's report (an id the selector does not reach as the
 collection named it), a collection that cannot be read, or a selection the command line cannot
@@ -28,15 +34,16 @@ test changed, not the code; it never was a proof.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 from verify_pr.contract import new_report_path
-from verify_pr.models.report import TestCase, TestReport, TestStatus, Totals
+from verify_pr.models.report import EXECUTED, FAILING, TestCase, TestReport, TestStatus, Totals
 from verify_pr.models.sandbox import RunStatus
-from verify_pr.models.verdict import MAX_REASONS, REASON_MAX_CHARS, VerdictFile
+from verify_pr.models.verdict import MAX_REASONS, REASON_MAX_CHARS, Verdict, VerdictFile
 from verify_pr.runners.base import Argv
 from verify_pr.verify.pairing.unloaded import load_failures
 from verify_pr.verify.runs.select import modules_in, pytest_node_id
@@ -99,6 +106,7 @@ class Selection:
     ids: tuple[str, ...]  # collected tests to run by id
     files: tuple[str, ...]  # test files base could not load: run again for their load error
     argv: Argv  # the words that select them
+    words: tuple[str, ...] = ()  # each id's word, in the order of ``ids``
 
 
 def select(
@@ -136,7 +144,25 @@ def select(
     argv = tuple(dict.fromkeys(words))
     if len(shlex.join(argv)) > MAX_COMMAND // 2:
         return None
-    return Selection(tuple(c.id for c in chosen), found.unloadable, argv)
+    return Selection(
+        tuple(c.id for c in chosen), found.unloadable, argv, tuple(words[: len(chosen)])
+    )
+
+
+def rest(selection: Selection, first: Selection) -> Selection | None:
+    """What ``selection`` holds beyond ``first`` (a run by id already started): its other tests,
+    by the same words. None when the two cannot be two processes of one run: ``first`` is not
+    part of it, or a word of the rest would select a test ``first`` runs too."""
+    if first.files != selection.files or not set(first.ids) <= set(selection.ids):
+        return None
+    ids, words = [], []
+    for test_id, word in zip(selection.ids, selection.words, strict=True):
+        if test_id not in first.ids:
+            ids.append(test_id)
+            words.append(word)
+    if set(words) & set(first.argv):
+        return None
+    return Selection(tuple(ids), (), tuple(dict.fromkeys(words)), tuple(words))
 
 
 def seems_whole(found: Collected, before: VerdictFile, changed: Collection[str]) -> bool:
@@ -223,6 +249,54 @@ def merge(
     return SuiteOutcome(verdict, ran.run, merged, ran.tamper)
 
 
+def joined(first: SuiteOutcome, second: SuiteOutcome) -> SuiteOutcome | None:
+    """Two processes of one run by id as one run: the results of both, the files base could not
+    load from ``first`` alone (it ran them; their texts are in its report), the verdict, sandbox
+    and exit of the one that failed, else of one that ran a test. None (the selection then runs
+    as one process) unless both completed with a report of tests that neither shares nor shows
+    a load failure, and each was judged on its tests alone: PASS, FAIL, or nothing executed in
+    a clean report (a process of skipped tests), which the other's tests decide, as a single
+    process over both would."""
+    parts = (first, second)
+    first_report, second_report = first.report, second.report
+    if first_report is None or second_report is None or not all(map(_judged_alone, parts)):
+        return None
+    if {c.id for c in first_report.testcases} & {c.id for c in second_report.testcases}:
+        return None
+    if any(is_load_failure(c) for c in second_report.testcases):
+        return None
+    testcases = (*first_report.testcases, *second_report.testcases)
+    report = first_report.model_copy(
+        update={
+            "testcases": testcases,
+            "red_flags": tuple(dict.fromkeys((*first_report.red_flags, *second_report.red_flags))),
+            "totals": Totals.count(testcases),
+        }
+    )
+    order = (Verdict.FAIL, Verdict.PASS, Verdict.NOT_PROVEN)
+    deciding = min(parts, key=lambda p: order.index(p.verdict.verdict))
+    output = first.run.output + b"\n" + second.run.output  # both, as each wrote it
+    run = replace(deciding.run, output=output, report=first.run.report, coverage=None)
+    return SuiteOutcome(deciding.verdict, run, report, first.tamper)
+
+
+def _judged_alone(part: SuiteOutcome) -> bool:
+    """Completed, and judged PASS or FAIL, or NOT_PROVEN only for executing nothing: a clean
+    report of skipped tests whose runner exited 0."""
+    verdict, report = part.verdict, part.report
+    if verdict.sandbox.status is not RunStatus.COMPLETED or report is None:
+        return False
+    if verdict.verdict in (Verdict.PASS, Verdict.FAIL):
+        return True
+    statuses = report.worst_by_id().values()
+    return (
+        verdict.verdict is Verdict.NOT_PROVEN
+        and not report.red_flags
+        and verdict.sandbox.exit_code == 0
+        and not any(s in FAILING or s in EXECUTED for s in statuses)
+    )
+
+
 def nothing_ran(outcome: SuiteOutcome | None) -> bool:
     """Base's own run is the collection alone: nothing the verdict reads needed a run."""
     report = outcome.report if outcome is not None else None
@@ -230,9 +304,13 @@ def nothing_ran(outcome: SuiteOutcome | None) -> bool:
 
 
 class OwnRun:
-    """Base's own run as the compare's pool runs it: ``start`` as soon as it is known to be
-    needed (the collection, or the whole run), ``submit`` once before and head have ended,
-    ``result`` the merged outcome (whole again when the run by id fell short)."""
+    """Base's own run as the compare's pool runs it: ``first_job`` starts with before and head
+    (the collection, or the whole run); as soon as the collection has ended, the tests of the
+    files the PR edits start by id (they need no side's result: ``started``); ``submit``, once
+    before and head have ended, runs the rest of what they name as a second process (none
+    when the first holds it all); ``result`` the merged outcome. Where the two cannot be one
+    run (``rest``, ``joined``) the selection runs again as one process, and where that falls
+    short, base's own run is whole."""
 
     def __init__(
         self, whole: SuitePlan, base_tree: Path, edited: Sequence[str], changed: Sequence[str]
@@ -246,20 +324,57 @@ class OwnRun:
         self._ran: Future[SuiteOutcome] | None = None
         self._found: tuple[Collected, Selection, SuiteOutcome] | None = None
         self._submit: Submit | None = None
+        # the edited files' run by id, started when the collection ended (``_start_early``)
+        self._lock = threading.Lock()
+        self._early_tried = False
+        # (what it selects, or None for the whole run; its future)
+        self._early: tuple[Selection | None, Future[SuiteOutcome]] | None = None
+        self._second: Future[SuiteOutcome] | None = None
 
     def again(self, edited: Sequence[str]) -> OwnRun:
         """Base's own run once more (a path moved to the test side), its collection kept."""
         other = OwnRun(self.whole, self.base_tree, edited, self.changed)
         if self.collect is not None and self._first is not None:
             other.collect, other._first = self.collect, self._first
+            other._early_tried = True  # one process, by what before and head name
         return other
 
     def first_job(self) -> Job:
         """The job to start with before and head: the collection, or the whole run."""
         return (self.base_tree, self.collect or self.whole)
 
-    def started(self, future: Future[SuiteOutcome]) -> None:
-        self._first = future
+    def started(self, future: Future[SuiteOutcome], submit: Submit) -> None:
+        """``first_job`` runs as ``future``: the edited files' tests follow it at once."""
+        self._first, self._submit = future, submit
+        if self.collect is not None:
+            future.add_done_callback(lambda _done: self._start_early())
+
+    def _start_early(self) -> None:
+        """What base's own run will surely run, as soon as the collection has ended (once,
+        from the collection's callback or from ``submit``, whichever comes first): the tests of
+        the files the PR edits, by id (the verdict reads them whatever before and head show),
+        or the whole run when the collection already rules out a run by id (it cannot be read,
+        or those tests cannot be selected: the full selection holds them). Either then shares
+        the cores with before and head instead of running alone after them."""
+        with self._lock:
+            if self._early_tried or self._first is None or self._submit is None:
+                return
+            self._early_tried = True
+            first = self._first
+            if first.cancelled() or first.exception() is not None:
+                return
+            found = collected(first.result())
+            selection = select(found, (), self.edited, self.base_tree) if found else None
+            plan = by_id_plan(self.whole, selection) if selection else None
+            if selection is not None and not selection.argv:
+                return  # nothing is sure yet: before and head name what runs
+            try:
+                if selection is None or plan is None:
+                    self._early = (None, self._submit((self.base_tree, self.whole)))
+                else:
+                    self._early = (selection, self._submit((self.base_tree, plan)))
+            except RuntimeError:
+                return  # the pool is closing: the compare is ending without a verdict
 
     def submit(self, sides: tuple[SuiteOutcome, SuiteOutcome], submit: Submit) -> None:
         """Once before and head (``sides``) have ended: the run by id of what they name."""
@@ -272,6 +387,7 @@ class OwnRun:
         from verify_pr.verify.pairing.pairing import pair
 
         collection = self._first.result()
+        self._start_early()
         found = collected(collection)
         before, head = sides
         paired = (pair(before, head).before, head.verdict)  # as the result lists them
@@ -279,14 +395,27 @@ class OwnRun:
             found = None
         selection = select(found, paired, self.edited, self.base_tree) if found else None
         plan = by_id_plan(self.whole, selection) if selection and selection.argv else None
+        early = self._early
         if found is None or selection is None or (selection.argv and plan is None):
-            self._ran = submit((self.base_tree, self.whole))
+            if early is not None and early[0] is None:
+                self._ran = early[1]  # started whole when the collection ended
+            else:
+                self._ran = submit((self.base_tree, self.whole))
             return
         self._found = (found, selection, collection)
-        self._ran = submit((self.base_tree, plan)) if plan is not None else None
+        first = early[0] if early is not None else None
+        second = rest(selection, first) if first is not None else None
+        if early is not None and second is not None:
+            later = by_id_plan(self.whole, second) if second.argv else None
+            if not second.argv or later is not None:
+                self._ran = early[1]
+                self._second = submit((self.base_tree, later)) if later is not None else None
+                return
+        self._ran = submit((self.base_tree, plan)) if plan is not None else None  # one process
 
     def done(self) -> bool:
-        return self._ran is None or self._ran.done()
+        parts = (self._ran, self._second)
+        return all(part is None or part.done() for part in parts)
 
     def result(self) -> SuiteOutcome:
         if self._found is None:
@@ -294,8 +423,17 @@ class OwnRun:
             return self._ran.result()
         found, selection, collection = self._found
         ran = self._ran.result() if self._ran is not None else None
+        if self._second is not None and ran is not None:
+            ran = joined(ran, self._second.result())
+            if ran is None:  # the two processes cannot be read as one run: one process
+                ran = self._resubmit(selection).result()
         merged = merge(found, selection, ran, collection)
         if merged is not None:
             return merged
         assert self._submit is not None  # noqa: S101
         return self._submit((self.base_tree, self.whole)).result()  # fell short: whole
+
+    def _resubmit(self, selection: Selection) -> Future[SuiteOutcome]:
+        assert self._submit is not None  # noqa: S101
+        plan = by_id_plan(self.whole, selection)
+        return self._submit((self.base_tree, plan or self.whole))
