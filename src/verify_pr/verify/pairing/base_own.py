@@ -34,6 +34,7 @@ test changed, not the code; it never was a proof.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Future
@@ -347,7 +348,13 @@ class OwnRun:
         """``first_job`` runs as ``future``: the edited files' tests follow it at once."""
         self._first, self._submit = future, submit
         if self.collect is not None:
-            future.add_done_callback(lambda _done: self._start_early())
+            future.add_done_callback(self._on_collected)
+
+    def _on_collected(self, _done: Future[SuiteOutcome]) -> None:
+        # a callback's error would only be logged by concurrent.futures: ``submit`` reads the
+        # collection again on the compare's own thread, where the same error is raised
+        with contextlib.suppress(Exception):
+            self._start_early()
 
     def _start_early(self) -> None:
         """What base's own run will surely run, as soon as the collection has ended (once,
