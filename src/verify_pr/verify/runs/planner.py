@@ -14,6 +14,7 @@ from pathlib import Path
 
 from verify_pr.errors import InputRefused
 from verify_pr.runners.base import Runner
+from verify_pr.verify.runs.parallel import SandboxPool
 from verify_pr.verify.runs.suite import (
     SuiteOutcome,
     SuitePlan,
@@ -22,6 +23,9 @@ from verify_pr.verify.runs.suite import (
     run_suite,
 )
 from verify_pr.verify.settings import SuiteSettings
+
+# one pool for every sandbox of a compare: each job a tree and its plan, run by ``Planner.run``
+ComparePool = SandboxPool[tuple[Path, SuitePlan], SuiteOutcome]
 
 
 @dataclass(frozen=True)
