@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,7 +38,7 @@ from verify_pr.verify.pairing.pairing import Findings, pair
 from verify_pr.verify.proof.prove import Prover
 from verify_pr.verify.runs.compare_runs import CompareRuns
 from verify_pr.verify.runs.parallel import SandboxPool
-from verify_pr.verify.runs.planner import ComparePool, Planner
+from verify_pr.verify.runs.planner import Planner
 from verify_pr.verify.runs.suite import SuiteOutcome
 from verify_pr.verify.settings import CompareSettings
 from verify_pr.verify.split.changed import split_change
@@ -66,8 +68,63 @@ class CompareRun:
 
 
 def run_compare(request: CompareRequest, settings: CompareSettings) -> CompareRun:
-    """Export the trees, run each in its own sandbox, re-run the proof, compare: made as
-    ``settings`` say (read once from the flags, at the entry)."""
+    """Export the trees, run each in its own sandbox, re-run the proof, compare: the
+    compare's stages in order, each handing the next its typed object, made as ``settings``
+    say (read once from the flags, at the entry: each setting here, by the stage it makes)."""
+    with _exported(request) as (exported, work):
+        if exported.context.refusal is not None:
+            return _refused(settings, exported)
+        # every run planned by base's runner (detected there once) and made alike
+        planner = Planner.on_base(settings.suite, exported.base)
+        context, base_plan = exported.context, planner.plan(exported.base)
+        runner = base_plan.runner
+        paths = split_change(exported.base, exported.changed, runner)
+        harness = judge_harness(exported, paths.rule.is_test, runner, settings.strict_harness)
+        trees = sides.build(exported, work, paths.shared, harness.from_base)
+        # patch coverage (docs/coverage.md) and what each proof ran (``proof.ran_changed``):
+        # the same tracer, with the same files, on both sides' whole runs and re-runs
+        coverage = patch.start(
+            request.git_dir,
+            context.base_sha,
+            context.after,
+            runner,
+            trees.after,
+            paths.code,
+            trees.before,
+        )
+        # one pool for every sandbox of the compare: each run starts once its inputs are known
+        with SandboxPool(planner.run, settings.suite.limits.resources) as pool:
+            prover = Prover(base_plan, settings.flake_runs, coverage, pool.run_all)
+            started = side_runs.start(planner, trees, paths, coverage, pool)
+            started_early = prover.beside(started)  # the re-runs beside base's own run
+            whole = side_runs.place(
+                started.ended(), runner, harness.from_base, planner, coverage, pool, work
+            )
+            pairing = side_runs.pair_whole(whole, runner)
+            proven = prover.prove(started_early, pairing, whole, work)
+            before, head, base_own = whole.before, whole.head, whole.base_own
+            stages = decide.Stages(
+                context,
+                CompareRuns(before, head, base_own, proven.gone.outcome, proven.gone.tests),
+                whole.paths.judged(),
+                harness.facts((trees.base, trees.after), base_plan, head, whole.paths.tests),
+                proven.facts,
+            )
+            result = decide.build_result(stages, pairing)
+            covered = coverage.result(whole.paths.code)
+    return CompareRun(
+        result.model_copy(update={"patch_coverage": covered}),
+        before,
+        head,
+        base_own,
+        findings=pairing.findings,
+        listings=pairing.listings,
+    )
+
+
+@contextmanager
+def _exported(request: CompareRequest) -> Iterator[tuple[Exported, Path]]:
+    """Base's tip and after exported into a fresh work folder, removed on leaving."""
     from verify_pr.git.hardened import check_commit
 
     base_sha = check_commit(request.base_sha, "--base")
@@ -77,66 +134,9 @@ def run_compare(request: CompareRequest, settings: CompareSettings) -> CompareRu
     work = Path(tempfile.mkdtemp(prefix="verify-pr-compare-"))
     cancel.discard(work)  # a signal removes it at once too (``sandbox/cancel.py``)
     try:
-        trees = export(request.git_dir, base_sha, head_sha, work)
-        if trees.context.refusal is not None:
-            return _refused(settings, trees)
-        # every run planned by base's runner (detected there once) and made alike
-        planner = Planner.on_base(settings.suite, trees.base)
-        # one pool for every sandbox of the compare: each run starts once its inputs are known
-        pool: ComparePool = SandboxPool(planner.run, settings.suite.limits.resources)
-        with pool:
-            return _compare(request, settings, planner, trees, work, pool)
+        yield export(request.git_dir, base_sha, head_sha, work), work
     finally:
         shutil.rmtree(work, ignore_errors=True)
-
-
-def _compare(
-    request: CompareRequest,
-    settings: CompareSettings,
-    planner: Planner,
-    exported: Exported,
-    work: Path,
-    pool: ComparePool,
-) -> CompareRun:
-    """The compare's stages, in order, each handing the next its typed object; a setting is
-    read where its stage takes it, once."""
-    context, base_plan = exported.context, planner.plan(exported.base)
-    runner = base_plan.runner
-    paths = split_change(exported.base, exported.changed, runner)
-    harness = judge_harness(exported, paths.rule.is_test, runner, settings.strict_harness)
-    trees = sides.build(exported, work, paths.shared, harness.from_base)
-    # patch coverage (docs/coverage.md) and what each proof ran (``proof.ran_changed``): the
-    # same tracer, with the same files, on both sides' whole runs and re-runs
-    coverage = patch.start(
-        request.git_dir,
-        context.base_sha,
-        context.after,
-        runner,
-        trees.after,
-        [*paths.code],
-        trees.before,
-    )
-    prover = Prover(base_plan, settings.flake_runs, coverage, pool.run_all)
-    started = side_runs.start(planner, trees, paths, coverage, pool)
-    started_early = prover.beside(started)  # the re-runs beside base's own run
-    whole = side_runs.place(
-        started.ended(), runner, harness.from_base, planner, coverage, pool, work
-    )
-    pairing = side_runs.pair_whole(whole, runner)
-    proven = prover.prove(started_early, pairing, whole, work)
-    before, head, base_own = whole.before, whole.head, whole.base_own
-    stages = decide.Stages(
-        context,
-        CompareRuns(before, head, base_own, proven.gone.outcome, proven.gone.tests),
-        whole.paths.judged(),
-        harness.facts((trees.base, trees.after), base_plan, head, whole.paths.tests),
-        proven.facts,
-    )
-    result = decide.build_result(stages, pairing)
-    result = result.model_copy(update={"patch_coverage": coverage.result([*whole.paths.code])})
-    return CompareRun(
-        result, before, head, base_own, findings=pairing.findings, listings=pairing.listings
-    )
 
 
 def _refused(settings: CompareSettings, trees: Exported) -> CompareRun:
