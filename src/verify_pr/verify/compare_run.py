@@ -37,7 +37,6 @@ from verify_pr.verify.pairing import side_runs
 from verify_pr.verify.pairing.pairing import Findings, pair
 from verify_pr.verify.proof.prove import Prover
 from verify_pr.verify.runs.compare_runs import CompareRuns
-from verify_pr.verify.runs.parallel import SandboxPool
 from verify_pr.verify.runs.planner import Planner
 from verify_pr.verify.runs.suite import SuiteOutcome
 from verify_pr.verify.settings import CompareSettings
@@ -93,7 +92,7 @@ def run_compare(request: CompareRequest, settings: CompareSettings) -> CompareRu
             trees.before,
         )
         # one pool for every sandbox of the compare: each run starts once its inputs are known
-        with SandboxPool(planner.run, settings.suite.limits.resources) as pool:
+        with planner.pool() as pool:
             prover = Prover(base_plan, settings.flake_runs, coverage, pool.run_all)
             started = side_runs.start(planner, trees, paths, coverage, pool)
             started_early = prover.beside(started)  # the re-runs beside base's own run

@@ -62,6 +62,11 @@ class Planner:
         # PR turns into a namespace package imports the image's copy on head)
         return plan_for(tree, self.runner).adding(self.runner.compare_args)
 
+    def pool(self) -> ComparePool:
+        """One pool for every sandbox of the compare, each run by :meth:`run`: as many at once
+        as the machine holds under the compare's resources (``parallel.pool_width``)."""
+        return SandboxPool(self.run, self.suite.limits.resources)
+
     def run(self, job: tuple[Path, SuitePlan]) -> SuiteOutcome:
         """One run in its sandbox, under the compare's image and limits."""
         tree, plan = job
