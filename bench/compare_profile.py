@@ -3,7 +3,7 @@
     python -m bench.compare_profile compare --git REPO --base SHA --head SHA [compare flags]
 
 Runs ``verify-pr compare`` in this process with the phases of ``verify.compare_run`` wrapped
-(the export, the tree checks, the harness scan, the before tree, each sandbox run with its
+(the export, the tree checks, the harness scan, the sides built, each sandbox run with its
 tree and command's tail, the pairing, the re-runs), then prints one line per phase to stderr:
 start and end in seconds since the process started, the duration and the thread. Not a test:
 the timeline goes in docs/benchmarks.md beside the figures.
@@ -58,16 +58,18 @@ def hooks() -> list[tuple[ModuleType | type, str, Callable[..., str] | None]]:
     from verify_pr.verify import compare_run
     from verify_pr.verify.decision import decide
     from verify_pr.verify.harness import closure
+    from verify_pr.verify.pairing import side_runs
     from verify_pr.verify.proof import early, rerun
     from verify_pr.verify.runs.planner import Planner
+    from verify_pr.verify.trees import sides
 
     return [
         (compare_run, "export", None),
-        (compare_run, "_before_tree", None),
+        (sides, "build", None),
         (Planner, "run", _run_what),
         (guard, "check_tree", lambda tree: tree.name),
         (closure, "scan", None),
-        (compare_run, "pair", None),
+        (side_runs, "pair_whole", None),
         (decide, "build_result", None),
         (rerun, "confirm", None),
         (early, "start", None),

@@ -2,7 +2,7 @@
 library's) runs in the python image through ``verify-pr run`` and is PASS when it passes,
 with every test counted. The report (several MiB of JUnit) streams through the sandbox and the
 parser; the output cap stays separate. (Which testcases verdict.json lists when there are more
-than it holds is a unit test: tests/unit/verify/test_listed_testcases.py.)"""
+than it holds is a unit test: tests/unit/verify/runs/test_listed_testcases.py.)"""
 
 from __future__ import annotations
 

@@ -19,15 +19,21 @@ cannot see unless the function runs), is read from the syntax tree.
 Inside verify, the stages of one compare point one way too (``STAGES``): a stage imports only
 the stages it builds on, and none imports the entry (cli, compare_run) that calls them all.
 
-| stage of verify | may import (of verify)             |
-|-----------------|------------------------------------|
-| runs            | settings                           |
-| trees, harness  | nothing                            |
-| split           | runs                               |
-| coverage        | runs, split                        |
-| pairing         | runs, trees                        |
-| proof           | runs, split, coverage, pairing     |
-| decision        | every stage above                  |
+| stage of verify | may import (of verify)                 |
+|-----------------|----------------------------------------|
+| runs            | settings                               |
+| trees           | nothing                                |
+| split           | runs                                   |
+| harness         | runs, trees                            |
+| coverage        | runs, split                            |
+| pairing         | runs, trees, split, coverage           |
+| proof           | runs, split, coverage, pairing         |
+| decision        | every stage above                      |
+
+harness scans the exports (``trees.Exported``) and makes its facts from head's run (the tamper
+signals of base's plan, the markers: ``runs``); pairing starts the whole runs it pairs on the
+settled trees, for the paths split judged (base's own run for the edited ones, a path the
+runs place tests in moved over: ``split``), with the tracer on (``coverage``).
 """
 
 from __future__ import annotations
@@ -66,10 +72,10 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
 STAGES: dict[str, tuple[str, ...]] = {
     "runs": ("settings",),
     "trees": (),
-    "harness": (),
     "split": ("runs",),
+    "harness": ("runs", "trees"),
     "coverage": ("runs", "split"),
-    "pairing": ("runs", "trees"),
+    "pairing": ("runs", "trees", "split", "coverage"),
     "proof": ("runs", "split", "coverage", "pairing"),
     "decision": ("runs", "trees", "harness", "split", "coverage", "pairing", "proof"),
 }

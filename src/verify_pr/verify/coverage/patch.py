@@ -15,7 +15,7 @@ import dataclasses
 import json
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -224,7 +224,7 @@ class Session:
 
         return wrapped
 
-    def result(self, code: list[str]) -> PatchCoverage:
+    def result(self, code: Sequence[str]) -> PatchCoverage:
         if self.reason:
             return PatchCoverage(
                 state=CoverageState.NOT_MEASURED, note=self.reason, has_proof=self.has_proof
@@ -252,7 +252,7 @@ def start(
     after: str,
     runner: Runner | None,
     after_tree: Path,
-    code: list[str],
+    code: Sequence[str],
     before_tree: Path | None = None,
 ) -> Session:
     """A session for the PR's code paths, their changed lines read with hardened git from
@@ -262,8 +262,8 @@ def start(
     from verify_pr.git.changed_lines import changed_lines
 
     try:
-        changed = changed_lines(git_dir, base, after, code)
-        removed = {} if before_tree is None else changed_lines(git_dir, after, base, code)
+        changed = changed_lines(git_dir, base, after, list(code))
+        removed = {} if before_tree is None else changed_lines(git_dir, after, base, list(code))
     except VerifyPrError as exc:  # a git failure costs the figures, never the compare
         session = Session(runner, after_tree, {}, before_tree=before_tree)
         session.reason = f"not measured: the changed lines could not be read ({exc})"[:500]

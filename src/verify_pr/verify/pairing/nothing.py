@@ -10,7 +10,7 @@ break behind a suite that passes on both sides:
   failing on both sides can hide a new failure behind the old one);
 - every test that passed on base's code passes on head (a regression, a removed, skipped or
   expected-to-fail test is already a reason of ``decide``; this says it once more, whole);
-- the PR changes no test path of base: base's own run was not needed (``compare_run`` runs it
+- the PR changes no test path of base: base's own run was not needed (``side_runs`` runs it
   exactly when the PR edits or deletes a test path of base, or adds a conftest or data file
   beside the tests). A test weakened together with the code it tests passes on both sides;
 - the PR changes no harness file, even with strict harness (head's tests then ran with base's

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from verify_pr.errors import InputRefused
 from verify_pr.runners.base import Runner
+from verify_pr.verify.runs.parallel import SandboxPool
 from verify_pr.verify.runs.suite import (
     SuiteOutcome,
     SuitePlan,
@@ -22,6 +23,9 @@ from verify_pr.verify.runs.suite import (
     run_suite,
 )
 from verify_pr.verify.settings import SuiteSettings
+
+# one pool for every sandbox of a compare: each job a tree and its plan, run by ``Planner.run``
+ComparePool = SandboxPool[tuple[Path, SuitePlan], SuiteOutcome]
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,11 @@ class Planner:
         # with the plan: without them the run never checks where they resolved (a package the
         # PR turns into a namespace package imports the image's copy on head)
         return plan_for(tree, self.runner).adding(self.runner.compare_args)
+
+    def pool(self) -> ComparePool:
+        """One pool for every sandbox of the compare, each run by :meth:`run`: as many at once
+        as the machine holds under the compare's resources (``parallel.pool_width``)."""
+        return SandboxPool(self.run, self.suite.limits.resources)
 
     def run(self, job: tuple[Path, SuitePlan]) -> SuiteOutcome:
         """One run in its sandbox, under the compare's image and limits."""

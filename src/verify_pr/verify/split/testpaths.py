@@ -6,7 +6,7 @@ a golden file rewritten by the PR is a test change, not a code change). A path i
 when it is known to be code: not a test path and a source file of the runner's language
 (``SOURCE_SUFFIXES``). Everything else (data, docs, config, a doctest text file) is neither,
 and a comparison runs the PR's version of it on both sides, where it can never make a proof.
-The runs can move a path further to the test side (``compare_run``), never back. The rule
+The runs can move a path further to the test side (``pairing.side_runs``), never back. The rule
 only reads files (never executes config) and is recorded in the result file.
 
 pytest: base's ``python_files`` (default ``test_*.py *_test.py``), ``conftest.py``, every file

@@ -28,6 +28,11 @@ class Context:
     conflicts: tuple[str, ...] = ()
     refusal: str | None = None
 
+    @property
+    def after(self) -> str:
+        """After for git: the merge's tree, or head's commit (head's own tree)."""
+        return self.merge_tree or self.head_sha
+
 
 @dataclass(frozen=True)
 class Exported:

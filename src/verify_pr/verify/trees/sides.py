@@ -18,6 +18,12 @@ and where the tree lies on the host (``/proc/self/mountinfo`` names the bind mou
 
 Only the content of the files differs between the sides: base's code files on "before",
 the PR's on head.
+
+``build`` makes the three trees a compare runs (``Sides``, the trees stage's hand-off to the
+runs): base's tip, after, and before ("tests over base": the base tip with after's version of
+every path that is not code, or the base tip itself, run once, when there is none), each with
+base's version of the paths the harness stage names (``--strict-harness``), then settled.
+``Sides.moving`` rebuilds before when the runs move code paths to the test side.
 """
 
 from __future__ import annotations
@@ -26,12 +32,66 @@ import os
 import secrets
 import shutil
 import stat
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
+
+from verify_pr.verify.trees import overlay
+from verify_pr.verify.trees.export import Exported
 
 FIXED_TIME = 1_000_000_000  # 2001-09-09T01:46:40Z: no commit's time, the same for every tree
 FILE_MODE = 0o644
 EXEC_MODE = 0o755
 DIR_MODE = 0o755
+
+
+@dataclass(frozen=True)
+class Sides:
+    """The settled trees of a compare: base's tip, before (base's code, the PR's tests) and
+    after (head, or head merged into base)."""
+
+    base: Path
+    before: Path
+    after: Path
+
+    def moving(self, moved: Sequence[str], from_base: Sequence[str], work: Path) -> Sides:
+        """Before rebuilt with after's version of ``moved`` (code paths the runs placed tests
+        in) and base's of ``from_base``, settled and checked again."""
+        from verify_pr.sandbox.guard import check_tree
+
+        before = self.before
+        if before == self.base:
+            before = _copy(self.base, work / "before")
+        overlay.overlay_paths(self.after, before, moved)
+        overlay.overlay_harness(self.base, before, from_base)
+        before = settle(before, work)
+        check_tree(before)
+        return replace(self, before=before)
+
+
+def build(trees: Exported, work: Path, shared: Sequence[str], from_base: Sequence[str]) -> Sides:
+    """Before built from base's tip with after's version of every ``shared`` path, base's
+    version of ``from_base`` in before and after, and the three settled and checked."""
+    from verify_pr.sandbox.guard import check_tree
+
+    before = trees.base
+    if shared:
+        before = _copy(trees.base, work / "before")
+        overlay.overlay_paths(trees.after, before, shared)
+    overlay.overlay_harness(trees.base, trees.after, from_base)
+    if before != trees.base:
+        overlay.overlay_harness(trees.base, before, from_base)
+    # every tree built the same way: only the code files' content tells the sides apart
+    settled = settle_all([trees.base, before, trees.after], work)
+    sides = Sides(settled[trees.base], settled[before], settled[trees.after])
+    for tree in {sides.base, sides.after, sides.before}:
+        check_tree(tree)
+    return sides
+
+
+def _copy(src: Path, dest: Path) -> Path:
+    shutil.copytree(src, dest, symlinks=True)
+    return dest
 
 
 def settle(tree: Path, work: Path, *, keep: bool = False) -> Path:

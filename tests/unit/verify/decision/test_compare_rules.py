@@ -1,7 +1,8 @@
 """Classification and the compare verdict: every transition, every rule, every verdict.
 
-The harness paths are in test_compare_rules_harness.py; the rules on the evidence beyond the
-two runs (base's own run, flakiness, files that cannot load) in test_compare_rules_evidence.py."""
+The harness paths are in ../harness/test_compare_rules_harness.py; the rules on the evidence
+beyond the two runs (base's own run, flakiness, files that cannot load) in
+test_compare_rules_evidence.py."""
 
 from __future__ import annotations
 

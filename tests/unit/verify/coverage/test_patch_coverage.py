@@ -214,11 +214,11 @@ def test_figures_over_their_bounds_are_not_measured_never_a_crash(tmp_path: Path
 def test_no_verdict_or_conclusion_reads_patch_coverage(module: str) -> None:
     # the data comes from inside the PR's process: it must never make a verdict green. The
     # one use, a proof must run changed code (``proof_coverage``), only takes proofs away
-    source = (Path(__file__).parents[3] / "src" / "verify_pr" / module).read_text()
+    source = (Path(__file__).parents[4] / "src" / "verify_pr" / module).read_text()
     assert "coverage" not in source.replace("proof_coverage", "")
 
 
 def test_the_scan_above_would_see_a_use() -> None:
     # positive control: the hook module that does use it is found by the same scan
-    source = (Path(__file__).parents[3] / "src/verify_pr/verify/compare_run.py").read_text()
+    source = (Path(__file__).parents[4] / "src/verify_pr/verify/compare_run.py").read_text()
     assert "coverage" in source
