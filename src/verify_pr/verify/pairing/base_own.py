@@ -42,7 +42,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 from verify_pr.contract import new_report_path
-from verify_pr.models.report import EXECUTED, FAILING, TestCase, TestReport, TestStatus, Totals
+from verify_pr.models.report import EXECUTED, TestCase, TestReport, TestStatus, Totals
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.verdict import MAX_REASONS, REASON_MAX_CHARS, Verdict, VerdictFile
 from verify_pr.runners.base import Argv
@@ -294,7 +294,7 @@ def _judged_alone(part: SuiteOutcome) -> bool:
         verdict.verdict is Verdict.NOT_PROVEN
         and not report.red_flags
         and verdict.sandbox.exit_code == 0
-        and not any(s in FAILING or s in EXECUTED for s in statuses)
+        and not any(s in EXECUTED for s in statuses)  # a failure is executed too
     )
 
 
@@ -330,7 +330,9 @@ class OwnRun:
         self._early_tried = False
         # (what it selects, or None for the whole run; its future)
         self._early: tuple[Selection | None, Future[SuiteOutcome]] | None = None
-        self._second: Future[SuiteOutcome] | None = None
+        # the second process of the run by id, and the whole selection as one process (run
+        # when the two cannot be read as one run)
+        self._second: tuple[Future[SuiteOutcome], SuitePlan] | None = None
 
     def again(self, edited: Sequence[str]) -> OwnRun:
         """Base's own run once more (a path moved to the test side), its collection kept."""
@@ -372,9 +374,9 @@ class OwnRun:
                 return
             found = collected(first.result())
             selection = select(found, (), self.edited, self.base_tree) if found else None
-            plan = by_id_plan(self.whole, selection) if selection else None
             if selection is not None and not selection.argv:
                 return  # nothing is sure yet: before and head name what runs
+            plan = by_id_plan(self.whole, selection) if selection else None
             try:
                 if selection is None or plan is None:
                     self._early = (None, self._submit((self.base_tree, self.whole)))
@@ -416,12 +418,13 @@ class OwnRun:
             later = by_id_plan(self.whole, second) if second.argv else None
             if not second.argv or later is not None:
                 self._ran = early[1]
-                self._second = submit((self.base_tree, later)) if later is not None else None
+                if later is not None and plan is not None:
+                    self._second = (submit((self.base_tree, later)), plan)
                 return
         self._ran = submit((self.base_tree, plan)) if plan is not None else None  # one process
 
     def done(self) -> bool:
-        parts = (self._ran, self._second)
+        parts = (self._ran, self._second[0] if self._second else None)
         return all(part is None or part.done() for part in parts)
 
     def result(self) -> SuiteOutcome:
@@ -431,16 +434,15 @@ class OwnRun:
         found, selection, collection = self._found
         ran = self._ran.result() if self._ran is not None else None
         if self._second is not None and ran is not None:
-            ran = joined(ran, self._second.result())
+            second, one_process = self._second
+            ran = joined(ran, second.result())
             if ran is None:  # the two processes cannot be read as one run: one process
-                ran = self._resubmit(selection).result()
+                ran = self._submit_job((self.base_tree, one_process)).result()
         merged = merge(found, selection, ran, collection)
         if merged is not None:
             return merged
-        assert self._submit is not None  # noqa: S101
-        return self._submit((self.base_tree, self.whole)).result()  # fell short: whole
+        return self._submit_job((self.base_tree, self.whole)).result()  # fell short: whole
 
-    def _resubmit(self, selection: Selection) -> Future[SuiteOutcome]:
-        assert self._submit is not None  # noqa: S101
-        plan = by_id_plan(self.whole, selection)
-        return self._submit((self.base_tree, plan or self.whole))
+    def _submit_job(self, job: Job) -> Future[SuiteOutcome]:
+        assert self._submit is not None  # noqa: S101 (``submit`` set it)
+        return self._submit(job)
