@@ -1,7 +1,8 @@
 """Base's own run starts what it will surely run as soon as base's collection ends (issue 34),
-in real containers: the tests of the files the PR edits, by id, beside before and head; what
-before and head add (a test skipped in a file the PR does not edit) runs as a second process,
-and the two are read as one run.
+in real containers: the tests of the files the PR edits and those base's collection found
+marked to be skipped (pytest's mark, unittest's decorator), by id, beside before and head; what
+before and head add (a test skipped at run time in a file the PR does not edit) runs as a second
+process, and the two are read as one run.
 
 The control is the same compare with the early start turned off (one process by id after
 before and head, as before issue 34's schedule): the verdict, the proofs and base's own results,
@@ -32,8 +33,11 @@ CALC = "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n
 TEST_EDIT = "from calc import sub\n\n\ndef test_sub():\n    assert sub(3, 2) == 1\n"
 TEST_ADD = "\n\ndef test_add():\n    from calc import add\n\n    assert add(2, 2) == 4\n"
 TEST_OTHER = (
-    "import pytest\n\n\ndef test_plain():\n    assert True\n\n\n"
-    "@pytest.mark.skip(reason='not here')\ndef test_skipped():\n    assert False\n"
+    "import unittest\n\nimport pytest\n\n\ndef test_plain():\n    assert True\n\n\n"
+    "@pytest.mark.skip(reason='not here')\ndef test_skipped():\n    assert False\n\n\n"
+    "def test_skipped_at_run_time():\n    pytest.skip('not now')\n\n\n"
+    "class TestU(unittest.TestCase):\n    @unittest.skip('not here either')\n"
+    "    def test_u(self):\n        assert False\n"
 )
 
 
@@ -77,15 +81,26 @@ def test_the_edited_files_tests_run_early_and_the_rest_joins_them(
     tmp_path: Path, repo: tuple[Path, str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     early, selected = _compare(tmp_path / "early", repo, monkeypatch)
-    # two processes: the edited file's test, then what before and head add
+    # two processes: the edited file's test with the marked ones, then what before and head add
     assert sorted(selected) == [
-        ("tests/test_edit.py::test_sub",),
-        ("tests/test_other.py::test_skipped",),
+        (
+            "tests/test_edit.py::test_sub",
+            "tests/test_other.py::test_skipped",
+            "tests/test_other.py::TestU::test_u",
+        ),
+        ("tests/test_other.py::test_skipped_at_run_time",),
     ]
     # the control: no early start, one process by id after before and head
     monkeypatch.setattr(base_own.OwnRun, "_start_early", lambda _self: None)
     alone, selected_alone = _compare(tmp_path / "alone", repo, monkeypatch)
-    assert selected_alone == [("tests/test_edit.py::test_sub", "tests/test_other.py::test_skipped")]
+    assert selected_alone == [
+        (
+            "tests/test_edit.py::test_sub",
+            "tests/test_other.py::test_skipped",
+            "tests/test_other.py::test_skipped_at_run_time",
+            "tests/test_other.py::TestU::test_u",
+        )
+    ]
     assert early.verdict == alone.verdict and early.verdict.value == "VERIFIED"
     assert [p.id for p in early.proofs] == [p.id for p in alone.proofs]
     assert early.base_own is not None and alone.base_own is not None

@@ -16,10 +16,12 @@ with the lines their proofs ran. Real containers on the real daemon.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -101,6 +103,28 @@ READS_SOURCE = (
 )
 
 
+# When the tree was written, as a test reads it: the change times (no call sets them back) of
+# three entries and the span of the whole tree. Its failure message carries them out.
+TIMES_PROBE = """import json
+import os
+
+from calc import mul
+
+
+def test_report_times():
+    assert mul(2, 3) == 6
+    ctime = {}
+    for top, folders, files in os.walk("/repo"):
+        for name in (".", *folders, *files):
+            path = os.path.normpath(os.path.join(top, name))
+            ctime[os.path.relpath(path, "/repo")] = os.lstat(path).st_ctime_ns
+    named = {p: ctime[p] for p in (".", "calc.py", "tests/test_times.py")}
+    span = max(ctime.values()) - min(ctime.values())
+    raise AssertionError("VPR-TIMES " + json.dumps({"named": named, "span": span}))
+"""
+FILLER = {f"tests/filler/f{i:04}.txt": f"{i}\n" for i in range(1000)}
+
+
 @dataclass
 class Repo:
     repo: Path
@@ -123,6 +147,7 @@ def calc_repo(tmp_path_factory: pytest.TempPathFactory) -> Repo:
         "fix_removes": {"calc.py": CALC.replace("    b = -b\n", ""), "tests/test_add.py": TEST_ADD},
         # attacks
         "side_probes": {"calc.py": MUL_TWO_LINES, "tests/test_sides.py": PROBES},
+        "times_probe": {"calc.py": MUL_TWO_LINES, "tests/test_times.py": TIMES_PROBE, **FILLER},
         "reads_source": {
             "calc.py": CALC.replace("return a * b", "return b * a"),
             "tests/test_source.py": READS_SOURCE,
@@ -158,6 +183,56 @@ def test_no_probe_tells_the_sides_apart(calc_repo: Repo, tmp_path: Path) -> None
     probes = {t.id.rsplit("::", 1)[-1]: t for t in result.transitions if "test_sides" in t.id}
     assert set(SIDE_PROBES) <= set(probes)
     assert all(t.transition is Transition.PASS_TO_PASS for t in probes.values()), probes
+
+
+def _times(message: str | None) -> dict[str, Any]:
+    assert message is not None and "VPR-TIMES " in message, message
+    found: dict[str, Any] = json.loads(message.split("VPR-TIMES ", 1)[1].splitlines()[0])
+    return found
+
+
+def _far_apart(one: dict[str, Any], two: dict[str, Any]) -> dict[str, int]:
+    """The entries whose change times differ between two trees by more than a quarter of the
+    time either took to write (1,000 filler files: each entry is one of about 1,000 writes)."""
+    limit = min(one["span"], two["span"]) // 4
+    gaps = {p: abs(one["named"][p] - two["named"][p]) for p in one["named"]}
+    return {p: gap for p, gap in gaps.items() if gap > limit}
+
+
+def test_before_and_head_were_written_at_once(calc_repo: Repo, tmp_path: Path) -> None:
+    """What a test reads of when /repo was written is the same on both sides: each entry's
+    change time on before is within a small part of the tree's writing time of head's (they
+    used to differ by a whole tree's writing: before was settled, then head)."""
+    compare(tmp_path, calc_repo.repo, calc_repo.base, calc_repo.heads["times_probe"], IMAGE)
+    sides_read = []
+    for side in ("base", "head"):  # "base": before's run (base's code, the PR's tests)
+        verdict = json.loads((tmp_path / "out" / side / "verdict.json").read_text())
+        (case,) = [c for c in verdict["testcases"] if c["name"] == "test_report_times"]
+        sides_read.append(_times(case["message"]))
+    assert sides_read[0]["span"] > 0 and sides_read[1]["span"] > 0
+    assert _far_apart(*sides_read) == {}, sides_read
+
+
+def test_the_times_probe_sees_trees_written_apart(tmp_path: Path) -> None:
+    """Positive control: the same probe on two trees settled one after the other (as before
+    and head were) finds every named entry far apart."""
+    require_docker(IMAGE)
+    raw = tmp_path / "raw"
+    (raw / "tests" / "filler").mkdir(parents=True)
+    (raw / "calc.py").write_text(MUL_TWO_LINES)
+    (raw / "pytest.ini").write_text("[pytest]\n")
+    (raw / "tests" / "test_times.py").write_text(TIMES_PROBE)
+    for path, text in FILLER.items():
+        (raw / path).write_text(text)
+    found = []
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+        tree = sides.settle(raw, tmp_path / name, keep=True)
+        outcome = run_suite(tree, plan_detected(tree, "pytest"), IMAGE, 60, 1 << 20)
+        assert outcome.report is not None, outcome.verdict.reasons
+        (case,) = [c for c in outcome.report.testcases if c.name == "test_report_times"]
+        found.append(_times(case.message))
+    assert set(_far_apart(*found)) == {".", "calc.py", "tests/test_times.py"}, found
 
 
 def _probe_tree(root: Path) -> Path:

@@ -30,6 +30,12 @@ Instrument = Callable[[str, list[str], str], "str | None"]
 # A selection: argv words the runner's command takes after its own (never a shell string).
 Argv = tuple[str, ...]
 
+# Added to a collection's message (``Runner.collected_message``) on a test marked to be skipped
+# or to fail: base's own run starts it early, as it most likely will not pass on either side
+# (``verify.pairing.base_own``). A guess that may only make the run wider, never the verdict
+# kinder.
+COLLECTED_MARKED = " (marked to be skipped or to fail)"
+
 
 class Evidence(StrEnum):
     """Why a runner was detected, strongest first (NOTES §3 order)."""
@@ -153,7 +159,8 @@ class Runner(Protocol):
         ...
 
     def collected_message(self) -> str | None:
-        """The skip message the collection's testcases carry; None: no collection."""
+        """The skip message the collection's testcases carry (with ``COLLECTED_MARKED`` after
+        it on a test the runner found marked to be skipped or to fail); None: no collection."""
         ...
 
     def coverage(self) -> Coverage:

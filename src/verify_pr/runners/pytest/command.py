@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from verify_pr.reports.junit import EXPECTED_FAILURE_PROPERTY
+from verify_pr.runners.base import COLLECTED_MARKED
 
 # The interpreter never lets the tree stand in for the runner or its modules by name:
 # -P keeps the working directory off sys.path (pytest puts the rootdir there itself, by its
@@ -34,13 +35,20 @@ PYTEST_MAIN = (
 # ``--collect-only``, and a plugin that, once collection has finished, hands junitxml one
 # skipped result per collected item, built from the item itself: the report's testcases are
 # then named exactly as a run of those items names them (junitxml forms the ids), and
-# collection errors are written as in a run. The skip's message says what it is: collected, not run.
+# collection errors are written as in a run. The skip's message says what it is: collected, not run,
+# with ``COLLECTED_MARKED`` after it where the item carries a skip, skipif or xfail mark, or
+# unittest's skip on its function or class (what pytest itself reads to skip it; a skipif's
+# condition is not weighed: the mark is enough for a guess that only widens a run).
 COLLECTED_MESSAGE = "verify-pr: collected, not run"
 _COLLECTED = (  # double quotes only, as _MARK_XFAIL
     "import _pytest.reports; R = _pytest.reports.TestReport; "
+    'k = lambda i: any(m.name in ("skip", "skipif", "xfail") for m in i.iter_markers()) '
+    'or any(getattr(getattr(i, a, None), "__unittest_skip__", False) is True '
+    'for a in ("obj", "cls")); '
     "f = lambda session: [session.config.hook.pytest_runtest_logreport(report=R(nodeid=i.nodeid, "
     "location=i.location, keywords={}, outcome=o, longrepr=l, when=w)) for i in session.items "
-    f'for (o, l, w) in (("skipped", (i.location[0], 1, "{COLLECTED_MESSAGE}"), "setup"), '
+    f'for (o, l, w) in (("skipped", (i.location[0], 1, "{COLLECTED_MESSAGE}" + '
+    f'("{COLLECTED_MARKED}" if k(i) else "")), "setup"), '
     '("passed", None, "teardown"))]; '
     'c = types.ModuleType("verify_pr_collect"); c.pytest_collection_finish = f'
 )

@@ -14,8 +14,10 @@ collect_command``, a collect-only run whose report names every item exactly as a
    head;
 2. as soon as it has ended, what base's own run will surely run starts, beside before and head:
    by id, every collected test of a file the PR edits and every file base could not load (its
-   load error again, in the run's own report); or the whole run, when the collection already
-   rules out a run by id;
+   load error again, in the run's own report), with the tests the collection found marked to
+   be skipped or to fail (``COLLECTED_MARKED``: they most likely pass on neither side; one that
+   does is run all the same, a result more, which may only add caution); or the whole run,
+   when the collection already rules out a run by id;
 3. once before and head have ended, the ids they name are known: every other collected test
    that did not pass on either side runs by id in a second process (none when there is none),
    and the two processes are read as one run (``joined``: only when each was judged on its
@@ -45,7 +47,7 @@ from verify_pr.contract import new_report_path
 from verify_pr.models.report import EXECUTED, TestCase, TestReport, TestStatus, Totals
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.verdict import MAX_REASONS, REASON_MAX_CHARS, Verdict, VerdictFile
-from verify_pr.runners.base import Argv
+from verify_pr.runners.base import COLLECTED_MARKED, Argv
 from verify_pr.verify.pairing.unloaded import load_failures
 from verify_pr.verify.runs.select import modules_in, pytest_node_id
 from verify_pr.verify.runs.suite import SuiteOutcome, SuitePlan, listed_testcases
@@ -73,10 +75,12 @@ def collect_plan(whole: SuitePlan) -> SuitePlan | None:
 
 @dataclass(frozen=True)
 class Collected:
-    """Base's whole collection: its tests by id, and the files it could not load."""
+    """Base's whole collection: its tests by id, the files it could not load, and the tests it
+    found marked to be skipped or to fail."""
 
     cases: dict[str, TestCase]
     unloadable: tuple[str, ...]
+    marked: frozenset[str] = frozenset()
 
 
 def collected(outcome: SuiteOutcome) -> Collected | None:
@@ -86,6 +90,7 @@ def collected(outcome: SuiteOutcome) -> Collected | None:
 
     # the skip message of a collection (a runner's that can collect)
     messages = {m for runner in all_runners() if (m := runner.collected_message()) is not None}
+    marked_messages = {m + COLLECTED_MARKED for m in messages}
     report = outcome.report
     if report is None or outcome.verdict.sandbox.status is not RunStatus.COMPLETED:
         return None
@@ -93,13 +98,16 @@ def collected(outcome: SuiteOutcome) -> Collected | None:
     if unloadable is None:
         return None  # a load failure without a file: nothing to run it again by
     cases: dict[str, TestCase] = {}
+    marked = set()
     for case in report.testcases:
         if is_load_failure(case) or (case.status is TestStatus.ERROR and case.file in unloadable):
             continue
-        if case.status is not TestStatus.SKIPPED or case.message not in messages:
+        if case.status is not TestStatus.SKIPPED or case.message not in messages | marked_messages:
             return None  # not what the collection writes: something else wrote the report
         cases[case.id] = case
-    return Collected(cases, tuple(sorted(unloadable)))
+        if case.message in marked_messages:
+            marked.add(case.id)
+    return Collected(cases, tuple(sorted(unloadable)), frozenset(marked))
 
 
 @dataclass(frozen=True)
@@ -111,15 +119,20 @@ class Selection:
 
 
 def select(
-    found: Collected, sides: Sequence[VerdictFile], edited: Collection[str], base_tree: Path
+    found: Collected,
+    sides: Sequence[VerdictFile],
+    edited: Collection[str],
+    base_tree: Path,
+    likely: Collection[str] = (),
 ) -> Selection | None:
     """What the verdict reads from base's own run: every collected test that did not pass on
     one of ``sides`` (before as paired, its load failures expanded onto head's tests; head),
     whose file is among ``edited`` or below a conftest among them, and the files base could
-    not load. None when one cannot be selected by id, or the command line cannot hold them."""
+    not load; with the ``likely`` ones (not yet known not to pass). None when one cannot be
+    selected by id, or the command line cannot hold them."""
     import shlex
 
-    unpassed: set[str] = set()
+    unpassed: set[str] = set(likely)
     for side in sides:
         unpassed |= {i for i, s in statuses(side).items() if s is not TestStatus.PASSED}
     edited_set = set(edited)
@@ -152,9 +165,11 @@ def select(
 
 def rest(selection: Selection, first: Selection) -> Selection | None:
     """What ``selection`` holds beyond ``first`` (a run by id already started): its other tests,
-    by the same words. None when the two cannot be two processes of one run: ``first`` is not
-    part of it, or a word of the rest would select a test ``first`` runs too."""
-    if first.files != selection.files or not set(first.ids) <= set(selection.ids):
+    by the same words. ``first`` may hold tests ``selection`` does not (a marked test that passed
+    on both sides): they stay run, a result more. None when the two cannot be two processes of
+    one run: they run different files base could not load, or a word of the rest would select a
+    test ``first`` runs too."""
+    if first.files != selection.files:
         return None
     ids, words = [], []
     for test_id, word in zip(selection.ids, selection.words, strict=True):
@@ -362,6 +377,8 @@ class OwnRun:
         """What base's own run will surely run, as soon as the collection has ended (once,
         from the collection's callback or from ``submit``, whichever comes first): the tests of
         the files the PR edits, by id (the verdict reads them whatever before and head show),
+        with the tests the collection found marked to be skipped or to fail (most likely read
+        too: they will not pass on either side),
         or the whole run when the collection already rules out a run by id (it cannot be read,
         or those tests cannot be selected: the full selection holds them). Either then shares
         the cores with before and head instead of running alone after them."""
@@ -373,7 +390,11 @@ class OwnRun:
             if first.cancelled() or first.exception() is not None:
                 return
             found = collected(first.result())
-            selection = select(found, (), self.edited, self.base_tree) if found else None
+            selection = None
+            if found is not None:
+                selection = select(found, (), self.edited, self.base_tree, found.marked)
+                if selection is None and found.marked:  # the marked ones alone are too many
+                    selection = select(found, (), self.edited, self.base_tree)
             if selection is not None and not selection.argv:
                 return  # nothing is sure yet: before and head name what runs
             plan = by_id_plan(self.whole, selection) if selection else None

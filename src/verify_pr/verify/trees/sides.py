@@ -14,7 +14,10 @@ and where the tree lies on the host (``/proc/self/mountinfo`` names the bind mou
 - every file 0644, or 0755 when the export made it executable; every folder 0755; links as
   links;
 - one fixed time (``FIXED_TIME``) as access and modification time of every entry, the root
-  included, set after the folder's content (creating an entry changes its folder's time).
+  included, set after the folder's content (creating an entry changes its folder's time);
+- before and head written at once, entry by entry (``manifest.write``): their change times
+  (which no call can set back) and inode numbers are made within microseconds of each other,
+  not one tree's writing time apart.
 
 Only the content of the files differs between the sides: base's code files on "before",
 the PR's on head.
@@ -22,8 +25,11 @@ the PR's on head.
 ``build`` makes the three trees a compare runs (``Sides``, the trees stage's hand-off to the
 runs): base's tip, after, and before ("tests over base": the base tip with after's version of
 every path that is not code, or the base tip itself, run once, when there is none), each with
-base's version of the paths the harness stage names (``--strict-harness``), then settled.
-``Sides.moving`` rebuilds before when the runs move code paths to the test side.
+base's version of the paths the harness stage names (``--strict-harness``). Before and after
+are written once each, from the two exports, never copied and settled again; base's own tree
+is its export settled where it lies (renamed, its times set): nothing of the PR runs in it, so
+it is no side a test could tell apart. ``Sides.moving`` rebuilds before when the runs move
+code paths to the test side, and sets before's and after's times again at once.
 """
 
 from __future__ import annotations
@@ -31,18 +37,15 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from verify_pr.verify.trees import overlay
+from verify_pr.verify.trees import manifest
 from verify_pr.verify.trees.export import Exported
+from verify_pr.verify.trees.manifest import DIR_MODE, FIXED_TIME, Folder
 
-FIXED_TIME = 1_000_000_000  # 2001-09-09T01:46:40Z: no commit's time, the same for every tree
-FILE_MODE = 0o644
-EXEC_MODE = 0o755
-DIR_MODE = 0o755
+__all__ = ["FIXED_TIME", "Sides", "build", "settle"]
 
 
 @dataclass(frozen=True)
@@ -56,79 +59,79 @@ class Sides:
 
     def moving(self, moved: Sequence[str], from_base: Sequence[str], work: Path) -> Sides:
         """Before rebuilt with after's version of ``moved`` (code paths the runs placed tests
-        in) and base's of ``from_base``, settled and checked again."""
+        in) and base's of ``from_base``, checked again; its times and after's set again at
+        once, so the two stay made alike (after keeps its path: runs may be using it)."""
         from verify_pr.sandbox.guard import check_tree
 
-        before = self.before
-        if before == self.base:
-            before = _copy(self.base, work / "before")
-        overlay.overlay_paths(self.after, before, moved)
-        overlay.overlay_harness(self.base, before, from_base)
-        before = settle(before, work)
-        check_tree(before)
-        return replace(self, before=before)
+        base = manifest.read(self.base)
+        before = manifest.read(self.before)
+        manifest.overlay(before, manifest.read(self.after), moved)
+        manifest.overlay(before, base, from_base)
+        rebuilt = _fresh(work)
+        manifest.write([before], [rebuilt])
+        if self.before != self.base:
+            shutil.rmtree(self.before, ignore_errors=True)
+        manifest.restamp([rebuilt, self.after])
+        check_tree(rebuilt)
+        return replace(self, before=rebuilt)
 
 
 def build(trees: Exported, work: Path, shared: Sequence[str], from_base: Sequence[str]) -> Sides:
     """Before built from base's tip with after's version of every ``shared`` path, base's
-    version of ``from_base`` in before and after, and the three settled and checked."""
+    version of ``from_base`` in before and after; before and after written at once from the
+    exports (which go), base's export settled where it lies; the three checked."""
     from verify_pr.sandbox.guard import check_tree
 
-    before = trees.base
+    base = manifest.read(trees.base)
+    after = manifest.read(trees.after)
+    before: Folder | None = None
     if shared:
-        before = _copy(trees.base, work / "before")
-        overlay.overlay_paths(trees.after, before, shared)
-    overlay.overlay_harness(trees.base, trees.after, from_base)
-    if before != trees.base:
-        overlay.overlay_harness(trees.base, before, from_base)
+        before = _clone(base)
+        manifest.overlay(before, after, shared)  # after's own version, before the harness's
+        manifest.overlay(before, base, from_base)
+    manifest.overlay(after, base, from_base)
+    roots = [_fresh(work), _fresh(work)]
     # every tree built the same way: only the code files' content tells the sides apart
-    settled = settle_all([trees.base, before, trees.after], work)
-    sides = Sides(settled[trees.base], settled[before], settled[trees.after])
+    manifest.write([base if before is None else before, after], roots)
+    shutil.rmtree(trees.after, ignore_errors=True)
+    if before is None:  # before is the base tip itself, run once
+        shutil.rmtree(trees.base, ignore_errors=True)
+        sides = Sides(roots[0], roots[0], roots[1])
+    else:
+        sides = Sides(_in_place(trees.base, work), roots[0], roots[1])
     for tree in {sides.base, sides.after, sides.before}:
         check_tree(tree)
     return sides
 
 
-def _copy(src: Path, dest: Path) -> Path:
-    shutil.copytree(src, dest, symlinks=True)
+def _clone(folder: Folder) -> Folder:
+    """A copy of the folders (files and links are shared: they are never changed)."""
+    return {name: _clone(e) if isinstance(e, dict) else e for name, e in folder.items()}
+
+
+def _fresh(work: Path) -> Path:
+    """A new tree's place: ``work/<32 random hex>/tree`` (not yet made)."""
+    holder = work / secrets.token_hex(16)
+    holder.mkdir(mode=DIR_MODE)
+    os.chmod(holder, DIR_MODE)
+    return holder / "tree"
+
+
+def _in_place(export: Path, work: Path) -> Path:
+    """The export moved to a fresh place and given ``FIXED_TIME`` (its modes are the export's:
+    folders 0755, files 0644 or 0755)."""
+    dest = _fresh(work)
+    os.rename(export, dest)
+    os.chmod(dest, DIR_MODE)
+    manifest.restamp([dest])
     return dest
 
 
 def settle(tree: Path, work: Path, *, keep: bool = False) -> Path:
     """A canonical copy of ``tree`` at a fresh random path under ``work``; ``tree`` itself is
     removed unless ``keep``."""
-    holder = work / secrets.token_hex(16)
-    holder.mkdir(mode=DIR_MODE)
-    dest = holder / "tree"
-    dest.mkdir(mode=DIR_MODE)
-    _fill(tree, dest)
-    os.chmod(holder, DIR_MODE)
+    dest = _fresh(work)
+    manifest.write([manifest.read(tree)], [dest])
     if not keep:
         shutil.rmtree(tree, ignore_errors=True)
     return dest
-
-
-def settle_all(trees: list[Path], work: Path) -> dict[Path, Path]:
-    """Each distinct tree of ``trees`` settled once: old path -> new path."""
-    return {tree: settle(tree, work) for tree in dict.fromkeys(trees)}
-
-
-def _fill(src: Path, dest: Path) -> None:
-    for name in sorted(os.listdir(src)):
-        source, target = src / name, dest / name
-        st = os.lstat(source)
-        if stat.S_ISDIR(st.st_mode):
-            target.mkdir(mode=DIR_MODE)
-            _fill(source, target)
-        elif stat.S_ISLNK(st.st_mode):
-            os.symlink(os.readlink(source), target)
-        elif stat.S_ISREG(st.st_mode):
-            shutil.copyfile(source, target, follow_symlinks=False)
-            os.chmod(target, EXEC_MODE if st.st_mode & 0o111 else FILE_MODE)
-            os.utime(target, (FIXED_TIME, FIXED_TIME))
-            continue
-        else:
-            continue  # our exports hold files, links and folders only
-        os.utime(target, (FIXED_TIME, FIXED_TIME), follow_symlinks=False)
-    os.chmod(dest, DIR_MODE)
-    os.utime(dest, (FIXED_TIME, FIXED_TIME))

@@ -12,6 +12,7 @@ from verify_pr.contract import new_report_path
 from verify_pr.models.report import RedFlag, TestStatus
 from verify_pr.models.sandbox import RunStatus
 from verify_pr.models.verdict import Verdict
+from verify_pr.runners.base import COLLECTED_MARKED
 from verify_pr.runners.pytest.runner import COLLECTED_MESSAGE, PytestRunner
 from verify_pr.runners.registry import runner_named
 from verify_pr.verify.pairing import base_own
@@ -34,6 +35,34 @@ def test_the_collection_is_read_only_when_it_is_one() -> None:
     # a report that holds a real result is not a collection: base's own run is then whole
     assert base_own.collected(outcome({"a": P})) is None
     assert base_own.collected(outcome(None)) is None
+
+
+def test_the_collection_names_the_tests_marked_to_skip_or_fail(tmp_path: Path) -> None:
+    collection = _collection(["plain", "marked"])
+    assert collection.report is not None
+    cases = tuple(
+        c.model_copy(update={"message": COLLECTED_MESSAGE + COLLECTED_MARKED})
+        if c.name == "marked"
+        else c
+        for c in collection.report.testcases
+    )
+    found = base_own.collected(
+        replace(collection, report=collection.report.model_copy(update={"testcases": cases}))
+    )
+    assert found is not None and sorted(found.cases) == ["m.py::m::marked", "m.py::m::plain"]
+    assert found.marked == frozenset({"m.py::m::marked"})
+    # the marked ones are selected with the edited files' (none here), before any side is known
+    early = base_own.select(found, (), (), tmp_path, found.marked)
+    assert early is not None and early.ids == ("m.py::m::marked",)
+    assert base_own.select(found, (), (), tmp_path) == base_own.Selection((), (), ())
+    # another message after the collection's is not the collection's: base's own run is whole
+    odd = tuple(c.model_copy(update={"message": COLLECTED_MESSAGE + " (other)"}) for c in cases)
+    assert (
+        base_own.collected(
+            replace(collection, report=collection.report.model_copy(update={"testcases": odd}))
+        )
+        is None
+    )
 
 
 def test_selected_is_what_the_verdict_reads(tmp_path: Path) -> None:
@@ -126,9 +155,12 @@ def test_the_rest_of_a_selection_beyond_the_edited_files_run() -> None:
         ("t.py::a", "t.py::a2"), ("bad.py",), ("t.py::a", "bad.py"), ("t.py::a", "t.py::a")
     )
     assert base_own.rest(shared, first) is None
-    # the first is not part of the selection (another file set, a test it does not hold)
+    # the two run different files base could not load: one process
     assert base_own.rest(replace(whole, files=()), first) is None
-    assert base_own.rest(replace(whole, ids=("u.py::s",), words=("u.py::s",)), first) is None
+    # the first holds a test the selection does not (marked, yet it passed on both sides): it
+    # stays run, and the rest is the selection's other tests
+    beyond = base_own.rest(replace(whole, ids=("u.py::s",), words=("u.py::s",)), first)
+    assert beyond is not None and (beyond.ids, beyond.argv) == (("u.py::s",), ("u.py::s",))
 
 
 def test_two_processes_join_as_the_run_that_failed() -> None:
