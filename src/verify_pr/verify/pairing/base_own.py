@@ -411,6 +411,7 @@ class OwnRun:
         self._submit = submit
         if self._first is None:
             self._first = submit(self.first_job())
+            self._early_tried = True  # nothing to start early: one process by what they name
         if self.collect is None:
             self._ran = self._first  # whole: nothing to select
             return

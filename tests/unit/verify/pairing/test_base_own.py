@@ -284,6 +284,60 @@ def test_nothing_edited_starts_nothing_early(tmp_path: Path) -> None:
     assert pool.jobs == ["-- m.py::skip"]
 
 
+def _marking(run: SuiteOutcome, names: set[str]) -> SuiteOutcome:
+    """The collection with ``names`` marked to be skipped or to fail."""
+    assert run.report is not None
+    cases = tuple(
+        c.model_copy(update={"message": COLLECTED_MESSAGE + COLLECTED_MARKED})
+        if c.name in names
+        else c
+        for c in run.report.testcases
+    )
+    return replace(run, report=run.report.model_copy(update={"testcases": cases}))
+
+
+def test_the_marked_tests_start_with_the_edited_files(tmp_path: Path) -> None:
+    early = _ran({"e1": P, "skip": S})
+    pool = _Pool(
+        {
+            " --collect-only": _marking(_with_files(["e1", "ok", "skip"]), {"skip"}),
+            "-- e.py::e1 m.py::skip": early,
+        }
+    )
+    own = _own_run(tmp_path, ("e.py",), pool)
+    assert pool.jobs == ["-- e.py::e1 m.py::skip"]  # with the edited file's, at once
+    own.submit(
+        (_ran({"e1": F, "ok": P, "skip": S}), _ran({"e1": P, "ok": P, "skip": S})), pool.submit
+    )
+    assert pool.jobs == ["-- e.py::e1 m.py::skip"]  # the sides name nothing more: one process
+    result = own.result()
+    assert result.report is not None
+    assert {c.name: c.status for c in result.report.testcases} == {
+        "e1": P,
+        "skip": S,
+        "ok": TestStatus.NOT_RUN,
+    }
+
+
+def test_a_run_submitted_after_the_sides_is_one_process_with_the_marked_ones(
+    tmp_path: Path,
+) -> None:
+    """Base's own run needed only once before and head have ended (nothing edited): it knows
+    all it will run, so nothing is split off early."""
+    path = new_report_path(".xml")
+    whole = SuitePlan(runner_named("pytest"), PytestRunner().command(path), path, "pytest")
+    pool = _Pool(
+        {
+            " --collect-only": _marking(_with_files(["ok", "skip", "bad"]), {"skip"}),
+            "-- m.py::skip m.py::bad": _ran({"skip": S, "bad": P}),
+        }
+    )
+    own = base_own.OwnRun(whole, tmp_path, (), ())
+    sides = _ran({"ok": P, "skip": S, "bad": F})
+    own.submit((sides, sides), pool.submit)
+    assert pool.jobs == [" --collect-only", "-- m.py::skip m.py::bad"]
+
+
 def test_a_collection_that_rules_out_a_run_by_id_starts_the_whole_run_once(
     tmp_path: Path,
 ) -> None:
