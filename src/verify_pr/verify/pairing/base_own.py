@@ -91,6 +91,7 @@ def collected(outcome: SuiteOutcome) -> Collected | None:
     # the skip message of a collection (a runner's that can collect)
     messages = {m for runner in all_runners() if (m := runner.collected_message()) is not None}
     marked_messages = {m + COLLECTED_MARKED for m in messages}
+    known = messages | marked_messages
     report = outcome.report
     if report is None or outcome.verdict.sandbox.status is not RunStatus.COMPLETED:
         return None
@@ -102,7 +103,7 @@ def collected(outcome: SuiteOutcome) -> Collected | None:
     for case in report.testcases:
         if is_load_failure(case) or (case.status is TestStatus.ERROR and case.file in unloadable):
             continue
-        if case.status is not TestStatus.SKIPPED or case.message not in messages | marked_messages:
+        if case.status is not TestStatus.SKIPPED or case.message not in known:
             return None  # not what the collection writes: something else wrote the report
         cases[case.id] = case
         if case.message in marked_messages:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -109,10 +109,27 @@ def write(folders: Sequence[Folder], roots: Sequence[Path]) -> None:
     time)."""
     for root in roots:
         root.mkdir(mode=DIR_MODE)
-    _write(list(folders), list(roots))
+    _at_once(list(folders), list(roots), _make, _close_folder)
 
 
-def _write(folders: list[Folder], roots: list[Path]) -> None:
+def restamp(roots: Sequence[Path], folders: Sequence[Folder] | None = None) -> None:
+    """``FIXED_TIME`` set again on every entry of ``roots`` at once, entry by entry as
+    ``write`` makes them: the change times of trees written at different moments (before
+    rebuilt after the runs) are then again within microseconds of each other. ``folders``:
+    the trees as already read (else read here)."""
+    known = list(folders) if folders is not None else [read(root) for root in roots]
+    _at_once(known, list(roots), _stamp, _stamp_folder)
+
+
+def _at_once(
+    folders: list[Folder],
+    roots: list[Path],
+    on_entry: Callable[[File | Link | Folder, Path], None],
+    on_folder_done: Callable[[Path], None],
+) -> None:
+    """``on_entry`` for each name, in sorted order, in every tree that has it before the next
+    name; a folder's content next (in every tree that has it as a folder), then
+    ``on_folder_done`` for each of ``roots``."""
     names: set[str] = set()
     for folder in folders:
         names.update(folder)
@@ -122,44 +139,36 @@ def _write(folders: list[Folder], roots: list[Path]) -> None:
             entry = folder.get(name)
             if entry is None:
                 continue
-            target = root / name
-            if isinstance(entry, dict):
-                target.mkdir(mode=DIR_MODE)
-                below.append((entry, target))
-            elif isinstance(entry, Link):
-                os.symlink(entry.target, target)
-                os.utime(target, (FIXED_TIME, FIXED_TIME), follow_symlinks=False)
-            else:
-                shutil.copyfile(entry.source, target, follow_symlinks=False)
-                os.chmod(target, EXEC_MODE if entry.executable else FILE_MODE)
-                os.utime(target, (FIXED_TIME, FIXED_TIME))
-        if below:
-            _write([f for f, _ in below], [r for _, r in below])
-    for root in roots:
-        os.chmod(root, DIR_MODE)
-        os.utime(root, (FIXED_TIME, FIXED_TIME))
-
-
-def restamp(roots: Sequence[Path]) -> None:
-    """``FIXED_TIME`` set again on every entry of ``roots`` at once, entry by entry as
-    ``write`` makes them: the change times of trees written at different moments (before
-    rebuilt after the runs) are then again within microseconds of each other."""
-    _restamp([read(root) for root in roots], list(roots))
-
-
-def _restamp(folders: list[Folder], roots: list[Path]) -> None:
-    names: set[str] = set()
-    for folder in folders:
-        names.update(folder)
-    for name in sorted(names):
-        below: list[tuple[Folder, Path]] = []
-        for folder, root in zip(folders, roots, strict=True):
-            entry = folder.get(name)
+            on_entry(entry, root / name)
             if isinstance(entry, dict):
                 below.append((entry, root / name))
-            elif entry is not None:
-                os.utime(root / name, (FIXED_TIME, FIXED_TIME), follow_symlinks=False)
         if below:
-            _restamp([f for f, _ in below], [r for _, r in below])
+            _at_once([f for f, _ in below], [r for _, r in below], on_entry, on_folder_done)
     for root in roots:
-        os.utime(root, (FIXED_TIME, FIXED_TIME))
+        on_folder_done(root)
+
+
+def _make(entry: File | Link | Folder, target: Path) -> None:
+    if isinstance(entry, dict):
+        target.mkdir(mode=DIR_MODE)  # its time: ``_close_folder``, after its content
+    elif isinstance(entry, Link):
+        os.symlink(entry.target, target)
+        os.utime(target, (FIXED_TIME, FIXED_TIME), follow_symlinks=False)
+    else:
+        shutil.copyfile(entry.source, target, follow_symlinks=False)
+        os.chmod(target, EXEC_MODE if entry.executable else FILE_MODE)
+        os.utime(target, (FIXED_TIME, FIXED_TIME))
+
+
+def _close_folder(root: Path) -> None:
+    os.chmod(root, DIR_MODE)
+    os.utime(root, (FIXED_TIME, FIXED_TIME))
+
+
+def _stamp(entry: File | Link | Folder, target: Path) -> None:
+    if not isinstance(entry, dict):  # a folder's: ``_stamp_folder``, after its content
+        os.utime(target, (FIXED_TIME, FIXED_TIME), follow_symlinks=False)
+
+
+def _stamp_folder(root: Path) -> None:
+    os.utime(root, (FIXED_TIME, FIXED_TIME))

@@ -63,15 +63,15 @@ class Sides:
         once, so the two stay made alike (after keeps its path: runs may be using it)."""
         from verify_pr.sandbox.guard import check_tree
 
-        base = manifest.read(self.base)
-        before = manifest.read(self.before)
-        manifest.overlay(before, manifest.read(self.after), moved)
-        manifest.overlay(before, base, from_base)
+        before, after = manifest.read(self.before), manifest.read(self.after)
+        manifest.overlay(before, after, moved)
+        if from_base:
+            manifest.overlay(before, manifest.read(self.base), from_base)
         rebuilt = _fresh(work)
         manifest.write([before], [rebuilt])
         if self.before != self.base:
             shutil.rmtree(self.before, ignore_errors=True)
-        manifest.restamp([rebuilt, self.after])
+        manifest.restamp([rebuilt, self.after], [before, after])
         check_tree(rebuilt)
         return replace(self, before=rebuilt)
 
