@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hostile.helpers import control
+from tests.hostile.helpers import RECORD, control
 from tests.hostile.verdicts import (
     FAILING_JEST,
     FAILING_PYTEST,
@@ -266,4 +266,6 @@ def test_compare_a_cache_the_pr_adds_proves_nothing(python_image: str, tmp_path:
     control("the PR that fixes helper.ok() in its source: VERIFIED")
     pyc = _checked_pyc_for(bumped, fixed, tmp_path)
     forged = {"helper.py": bumped, "__pycache__/helper.cpython-311.pyc": pyc, **test}
-    assert _compare_pair(tmp_path / "forged", python_image, forged) != "VERIFIED"
+    got = _compare_pair(tmp_path / "forged", python_image, forged)
+    assert got != "VERIFIED"
+    RECORD.append(("outcome", got))
