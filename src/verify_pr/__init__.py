@@ -1,3 +1,3 @@
 """verify-pr: run a pull request's tests in a locked-down sandbox and give an honest verdict."""
 
-__version__ = "0.13.0"
+__version__ = "0.14.0"

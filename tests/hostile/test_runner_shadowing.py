@@ -17,12 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.hostile.helpers import control
+from tests.hostile.helpers import RECORD, control
 from tests.hostile.verdicts import (
     FAILING_JEST,
     FAILING_PYTEST,
     MARKER,
     NODE_IMAGE,
+    PLAIN_PYTEST,
     counts,
     output,
     plain_pytest,
@@ -89,19 +90,66 @@ def _unchecked_pyc(source: str, target: Path) -> bytes:
     return target.read_bytes()
 
 
-def test_tree_pycache_never_runs_instead_of_its_source(python_image: str, tmp_path: Path) -> None:
-    magic = importlib.util.MAGIC_NUMBER
-    pyc = _unchecked_pyc("def ok():\n    return True\n", tmp_path / "helper.pyc")
-    assert pyc[:4] == magic  # the image runs 3.11 too: the same magic number
-    repo = tree(
-        tmp_path,
+_OK_FALSE = "def ok():\n    return False\n"
+_TEST_HELPER = "import helper\n\ndef test_ok():\n    assert helper.ok()\n"
+# A child interpreter started the way multiprocessing's spawn starts one (the parent's flags,
+# but no pycache prefix) imports the helper: it must not read a cache of the tree either.
+_TEST_SPAWNED = """import multiprocessing
+
+def child():
+    import helper, sys
+    sys.exit(0 if helper.ok() else 3)
+
+def test_ok():
+    process = multiprocessing.get_context("spawn").Process(target=child)
+    process.start()
+    process.join(60)
+    assert process.exitcode == 0
+"""
+# (the tree's text files, where the unchecked .pyc goes, the control's command)
+PYCACHES = {
+    # a module of the tree, imported by a test
+    "module": (
+        {"helper.py": _OK_FALSE, "test_helper.py": _TEST_HELPER},
+        "__pycache__/helper.cpython-311.pyc",
+        PLAIN_PYTEST,
+    ),
+    # the same module imported in a child interpreter that multiprocessing spawns
+    "spawned-child": (
+        {"helper.py": _OK_FALSE, "test_helper.py": _TEST_SPAWNED},
+        "__pycache__/helper.cpython-311.pyc",
+        PLAIN_PYTEST,
+    ),
+    # a src layout's package: src/ is on the path from the interpreter's start
+    "src-layout": (
         {
-            "helper.py": "def ok():\n    return False\n",
-            "test_helper.py": "import helper\n\ndef test_ok():\n    assert helper.ok()\n",
+            "pyproject.toml": '[project]\nname = "helper"\nversion = "1"\n',
+            "src/helper/__init__.py": _OK_FALSE,
+            "tests/test_helper.py": _TEST_HELPER,
         },
-        {"__pycache__/helper.cpython-311.pyc": pyc},
+        "src/helper/__pycache__/__init__.cpython-311.pyc",
+        f"PYTHONPATH=/work/src {PLAIN_PYTEST}",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PYCACHES))
+def test_tree_pycache_never_runs_instead_of_its_source(
+    python_image: str, tmp_path: Path, case: str
+) -> None:
+    files, pyc_path, plain_command = PYCACHES[case]
+    pyc = _unchecked_pyc("def ok():\n    return True\n", tmp_path / "helper.pyc")
+    assert pyc[:4] == importlib.util.MAGIC_NUMBER  # the image runs 3.11 too: the same magic
+    repo = tree(tmp_path, files, {pyc_path: pyc})
+    plain = run(
+        repo,
+        python_image,
+        tmp_path / "plain",
+        "--command",
+        plain_command,
+        "--report-format",
+        "junit",
     )
-    plain = plain_pytest(repo, python_image, tmp_path / "plain")
     assert plain.verdict["verdict"] == "PASS", plain.verdict["reasons"]
     control("plain python3 -m pytest loads the unchecked .pyc: PASS against a failing source")
     ours = run(repo, python_image, tmp_path / "ours", "--runner", "pytest")
@@ -169,3 +217,55 @@ def test_node_modules_jest_in_the_tree_never_passes(tmp_path: Path) -> None:
     assert counts(ours) == (1, 1, 0, 0, 0)
     control("the image's jest hands over to the tree's node_modules/jest: a passing report, exit 0")
     verdict(ours, "NOT_PROVEN", "node_modules/jest: the image's jest hands the whole run over")
+
+
+# --- compare: a cache the PR adds, read by a child interpreter a test starts ----------------
+
+_HELPER_BUGGY = "def version():\n    return 1\n\n\ndef ok():\n    return False\n"
+# the test's own process runs version(), a spawned child asks ok()
+_TEST_SPAWNED_HELPER = _TEST_SPAWNED.replace(
+    "def test_ok():\n", "def test_ok():\n    import helper\n\n    assert helper.version()\n"
+)
+
+
+def _compare_pair(tmp_path: Path, image: str, head_files: dict[str, str | bytes | None]) -> str:
+    from tests.git_helpers import checkout, commit, init_repo
+    from tests.integration.helpers import compare
+
+    repo = init_repo(tmp_path / "repo")
+    base = commit(repo, {"helper.py": _HELPER_BUGGY, "test_base.py": "def test_x():\n    pass\n"})
+    checkout(repo, base)
+    head = commit(repo, head_files, "head")
+    _code, result, _summary = compare(tmp_path, repo, base, head, image)
+    return str(result.verdict)
+
+
+def _checked_pyc_for(source: str, code: str, tmp_path: Path) -> bytes:
+    """A checked hash-based .pyc (PEP 552) of ``code`` whose header claims ``source``'s hash:
+    CPython checks the hash and runs ``code`` beside exactly that source, nowhere else."""
+    src = tmp_path / "stand_in.py"
+    src.write_text(code)
+    pyc = tmp_path / "stand_in.pyc"
+    mode = py_compile.PycInvalidationMode.CHECKED_HASH
+    py_compile.compile(str(src), cfile=str(pyc), invalidation_mode=mode, doraise=True)
+    data = pyc.read_bytes()
+    return data[:8] + importlib.util.source_hash(source.encode()) + data[16:]
+
+
+def test_compare_a_cache_the_pr_adds_proves_nothing(python_image: str, tmp_path: Path) -> None:
+    """Head changes a line the test's own process runs (version()) and adds a cache of helper
+    that says ok, valid beside head's helper.py only; its new test asks a spawned child. The
+    PR's non-code files go to both sides, but on before the cache's hash does not match base's
+    helper.py and the child compiles the source: before fails, head passes, and head's source
+    fixes nothing. Positive control: the PR that really fixes the source is VERIFIED."""
+    test = {"test_helper.py": _TEST_SPAWNED_HELPER}
+    bumped = _HELPER_BUGGY.replace("return 1", "return 2")
+    fixed = bumped.replace("return False", "return True")
+    honest = _compare_pair(tmp_path / "honest", python_image, {"helper.py": fixed, **test})
+    assert honest == "VERIFIED"
+    control("the PR that fixes helper.ok() in its source: VERIFIED")
+    pyc = _checked_pyc_for(bumped, fixed, tmp_path)
+    forged = {"helper.py": bumped, "__pycache__/helper.cpython-311.pyc": pyc, **test}
+    got = _compare_pair(tmp_path / "forged", python_image, forged)
+    assert got != "VERIFIED"
+    RECORD.append(("outcome", got))

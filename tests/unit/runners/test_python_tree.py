@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from verify_pr.runners.pytest.runner import PYTHON, PytestRunner
+from verify_pr.runners.pytest.runner import PYTHON, PYTHON_IMAGE_CACHES, PytestRunner
 from verify_pr.runners.pytest.tree import (
     outside_the_tree,
     probe_command,
@@ -81,11 +81,14 @@ def test_pytest_command_for_a_src_layout(tmp_path: Path) -> None:
     assert probed == ("demo",)
     startup, _, rest = command.partition("; ")
     # first the image's pytest names its startup modules, with nothing of the tree on the path
-    assert startup == runner_modules_probe(PYTHON) and startup.startswith("env -u PYTHONPATH ")
+    # (so from the image's own caches)
+    assert startup == runner_modules_probe(PYTHON_IMAGE_CACHES)
+    assert startup.startswith("env -u PYTHONPATH ")
     probe, _, run = rest.partition("; ")
     # the probe runs under pytest's own interpreter flags (-P -s -B), so it sees its path
     assert probe.startswith(f"PYTHONPATH=/work/src {PYTHON} -c '") and '("demo",)' in probe
-    assert run == "PYTHONPATH=/work/src " + PytestRunner().command(REPORT)
+    # src/ is on the path from the interpreter's start: so is the pycache prefix
+    assert run == "PYTHONPATH=/work/src " + PytestRunner().command(REPORT, PYTHON)
     assert run.startswith(f"PYTHONPATH=/work/src {PYTHON} -c '")
 
 

@@ -20,7 +20,12 @@ from verify_pr.runners.node.failing_recorder import (
     with_jest_recorder,
     with_vitest_recorder,
 )
-from verify_pr.runners.pytest.runner import PYTEST_MAIN, PYTHON, PytestRunner
+from verify_pr.runners.pytest.runner import (
+    PYTEST_MAIN,
+    PYTHON,
+    PYTHON_IMAGE_CACHES,
+    PytestRunner,
+)
 from verify_pr.runners.vitest.runner import VitestRunner
 
 GOOD = "/work/vpr-report-0123456789abcdef0123456789abcdef.xml"
@@ -70,9 +75,11 @@ def test_dollar_and_tilde_say_why() -> None:
 def test_exact_commands() -> None:
     # the full literal lives once, in the fixture generator (checked against this below)
     assert PytestRunner().command(GOOD) == (
-        f"{PYTHON} -c '{PYTEST_MAIN}' -p no:cacheprovider --junitxml={GOOD} -o junit_family=xunit1"
+        f"{PYTHON_IMAGE_CACHES} -c '{PYTEST_MAIN}' -p no:cacheprovider --junitxml={GOOD} "
+        "-o junit_family=xunit1"
     )
     assert PYTHON == "python3 -P -s -B -X pycache_prefix=/tmp/vpr-pycache"
+    assert PYTHON_IMAGE_CACHES == "python3 -P -s -B"
     assert JestRunner().command(GOOD) == (
         f"{jest_install()} && jest --ci --json --outputFile={GOOD} --testLocationInResults "
         "--testRunner=/tmp/verify-pr-jest-runner.js"

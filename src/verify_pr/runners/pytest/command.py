@@ -11,7 +11,27 @@ from verify_pr.runners.base import COLLECTED_MARKED
 # put inside the tree (a .pth there runs at startup); -B with a pycache prefix under /tmp
 # means no __pycache__ of the tree is ever read (an unchecked-hash .pyc would run instead of
 # its source) and nothing is written back.
-PYTHON = "python3 -P -s -B -X pycache_prefix=/tmp/vpr-pycache"
+PYCACHE_PREFIX = "/tmp/vpr-pycache"  # noqa: S108 (the container's own /tmp, empty at start)
+PYTHON = f"python3 -P -s -B -X pycache_prefix={PYCACHE_PREFIX}"
+# Where nothing of the tree is on sys.path at startup (no src layout's PYTHONPATH), pytest and
+# the standard library load from the image's own caches, compiled when the image was made
+# (with the prefix from the start every run compiled them again: about 0.45 s of one core per
+# run). Before the working directory goes on the path, the bootstraps below set the prefix (so
+# from then on no cache of the tree is read in this process: a module's, a conftest's, pytest's
+# rewritten tests'; both ask ``sys.pycache_prefix`` at each import) and remove every
+# __pycache__ of the tree: an interpreter a test starts gets no prefix (multiprocessing's spawn
+# passes no -X pycache_prefix; a test's own python3 has flags of its choosing), and a cache the
+# PR commits (a checked hash-based .pyc claiming head's source hash) would run instead of head's
+# source there, beside head's source only. Caches only: nothing a tree means is lost, and both
+# sides of a compare lose the same.
+PYTHON_IMAGE_CACHES = "python3 -P -s -B"
+_TREE_ON_PATH = (
+    "import shutil; [os.unlink(c) if os.path.islink(c) or not os.path.isdir(c) "
+    "else shutil.rmtree(c) for d, _, _ in os.walk(os.getcwd()) "
+    'for c in [os.path.join(d, "__pycache__")] if os.path.lexists(c)]; '
+    f'sys.pycache_prefix = "{PYCACHE_PREFIX}"; '
+    "sys.path.insert(0, os.getcwd())"
+)
 # `python3 -m pytest` with the working directory put first on sys.path only once pytest and
 # what it imports at startup are loaded (the image's): the tests then import the tree's own
 # top-level packages, as under `python3 -m pytest`, and the runner is still the image's.
@@ -28,7 +48,7 @@ _MARK_XFAIL = (  # double quotes only: the command puts this code in single quot
     "p.pytest_runtest_logreport = pytest.hookimpl(tryfirst=True)(h)"
 )
 PYTEST_MAIN = (
-    f"import os, sys, types, pytest; {_MARK_XFAIL}; sys.path.insert(0, os.getcwd()); "
+    f"import os, sys, types, pytest; {_MARK_XFAIL}; {_TREE_ON_PATH}; "
     "sys.exit(pytest.main(plugins=[p]))"
 )
 # Base's own collection (``verify.pairing.base_own``): the same command with
@@ -53,6 +73,6 @@ _COLLECTED = (  # double quotes only, as _MARK_XFAIL
     'c = types.ModuleType("verify_pr_collect"); c.pytest_collection_finish = f'
 )
 PYTEST_COLLECT_MAIN = (
-    f"import os, sys, types, pytest; {_MARK_XFAIL}; {_COLLECTED}; sys.path.insert(0, os.getcwd()); "
+    f"import os, sys, types, pytest; {_MARK_XFAIL}; {_COLLECTED}; {_TREE_ON_PATH}; "
     "sys.exit(pytest.main(plugins=[p, c]))"
 )

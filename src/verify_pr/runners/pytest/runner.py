@@ -32,6 +32,7 @@ from verify_pr.runners.pytest.command import (
     PYTEST_COLLECT_MAIN,
     PYTEST_MAIN,
     PYTHON,
+    PYTHON_IMAGE_CACHES,
 )
 from verify_pr.runners.pytest.ini import addopts_words, ini_sources
 
@@ -63,9 +64,12 @@ class PytestRunner(RunnerDefaults):
     compares = True
     # the report says it itself (the bootstrap's property on each xfailed/xpassed testcase)
     expected_failures = ExpectedFailures.REPORT
-    # A new test file that cannot import on base's code must not stop the others: the same
-    # flag on every compare run keeps the runs alike.
-    compare_args: Argv = ("--continue-on-collection-errors",)
+    # A new test file that cannot import on base's code must not stop the others; Python's
+    # own tracebacks for failures: pytest's default style parses each frame's source file
+    # again (about 0.08 s of a core per failure in pyflakes' 2,300-line checker.py, and every
+    # proof fails on before, whole run and each re-run), and the report's messages are the
+    # same in either style. The same words on every compare run keep the runs alike.
+    compare_args: Argv = ("--continue-on-collection-errors", "--tb=native")
     harness_names: tuple[str, ...] = CONFIG_FILES
     # a top-level module of these names shadows the installed runner under `python3 -m pytest`
     shadowed_modules: tuple[str, ...] = (
@@ -97,22 +101,27 @@ class PytestRunner(RunnerDefaults):
             return Detection(self.name, Evidence.TEST_FILES, found)
         return None
 
-    def command(self, report_path: str) -> str:
+    def command(self, report_path: str, python: str = PYTHON_IMAGE_CACHES) -> str:
         path = validate_report_path(report_path)
         # xunit1 adds file and line; -p no:cacheprovider keeps pytest from writing .pytest_cache
         return (
-            f"{PYTHON} -c '{PYTEST_MAIN}' -p no:cacheprovider --junitxml={path} "
+            f"{python} -c '{PYTEST_MAIN}' -p no:cacheprovider --junitxml={path} "
             "-o junit_family=xunit1"
         )
 
     def command_for(self, report_path: str, tree: Path) -> tuple[str, tuple[str, ...]]:
         """A src layout gets /work/src on the import path (as an editable install would);
         the probe reports, before the suite runs, where each of the tree's packages resolves."""
-        command = self.command(report_path)
         layout = python_tree.src_layout(tree)
+        # src/ is on the path from the start: the prefix too, from the start
+        command = self.command(report_path, PYTHON if layout is not None else PYTHON_IMAGE_CACHES)
         env = f"PYTHONPATH={python_tree.SRC_PATH} " if layout is not None else ""
         # in a src layout, first what src/ could stand in for: read from the image's pytest
-        first = f"{python_tree.runner_modules_probe(PYTHON)}; " if layout is not None else ""
+        first = (
+            f"{python_tree.runner_modules_probe(PYTHON_IMAGE_CACHES)}; "
+            if layout is not None
+            else ""
+        )
         packages = python_tree.tree_modules(tree)
         if not packages:
             return f"{first}{env}{command}", ()
