@@ -8,23 +8,23 @@ from verify_pr.runners.base import COLLECTED_MARKED
 # The interpreter never lets the tree stand in for the runner or its modules by name:
 # -P keeps the working directory off sys.path (pytest puts the rootdir there itself, by its
 # import mode, once it is running); -s ignores the user site-packages, which HOME=/work would
-# put inside the tree (a .pth there runs at startup); -B with a pycache prefix under /tmp
-# means no __pycache__ of the tree is ever read (an unchecked-hash .pyc would run instead of
-# its source) and nothing is written back.
-PYCACHE_PREFIX = "/tmp/vpr-pycache"  # noqa: S108 (the container's own /tmp, empty at start)
-PYTHON = f"python3 -P -s -B -X pycache_prefix={PYCACHE_PREFIX}"
-# Where nothing of the tree is on sys.path at startup (no src layout's PYTHONPATH), pytest and
-# the standard library load from the image's own caches, compiled when the image was made
-# (with the prefix from the start every run compiled them again: about 0.45 s of one core per
-# run). Before the working directory goes on the path, the bootstraps below set the prefix (so
-# from then on no cache of the tree is read in this process: a module's, a conftest's, pytest's
+# put inside the tree (a .pth there runs at startup); -B writes nothing back. With nothing of
+# the tree on sys.path at startup (no src layout's PYTHONPATH), pytest and the standard library
+# load from the image's own caches, compiled when the image was made (a pycache prefix from the
+# start made every run compile them again: about 0.45 s of one core per run).
+PYTHON_IMAGE_CACHES = "python3 -P -s -B"
+# No bytecode cache of the tree is ever read (an unchecked-hash .pyc would run instead of its
+# source). Before the working directory goes on the path, the bootstraps below set this prefix
+# (from then on this process reads no cache of the tree: a module's, a conftest's, pytest's
 # rewritten tests'; both ask ``sys.pycache_prefix`` at each import) and remove every
 # __pycache__ of the tree: an interpreter a test starts gets no prefix (multiprocessing's spawn
 # passes no -X pycache_prefix; a test's own python3 has flags of its choosing), and a cache the
 # PR commits (a checked hash-based .pyc claiming head's source hash) would run instead of head's
 # source there, beside head's source only. Caches only: nothing a tree means is lost, and both
-# sides of a compare lose the same.
-PYTHON_IMAGE_CACHES = "python3 -P -s -B"
+# sides of a compare lose the same. A src layout's src/ is on the path from the start: there
+# the prefix is set from the start too (PYTHON).
+PYCACHE_PREFIX = "/tmp/vpr-pycache"  # noqa: S108 (the container's own /tmp, empty at start)
+PYTHON = f"{PYTHON_IMAGE_CACHES} -X pycache_prefix={PYCACHE_PREFIX}"
 _TREE_ON_PATH = (
     "import shutil; [os.unlink(c) if os.path.islink(c) or not os.path.isdir(c) "
     "else shutil.rmtree(c) for d, _, _ in os.walk(os.getcwd()) "
