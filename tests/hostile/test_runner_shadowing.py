@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.git_helpers import commit, init_repo
 from tests.hostile.helpers import RECORD, control
 from tests.hostile.verdicts import (
     FAILING_JEST,
@@ -31,6 +32,7 @@ from tests.hostile.verdicts import (
     tree,
     verdict,
 )
+from tests.integration.helpers import compare
 
 _PASSING_JUNIT = (
     '<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" errors="0" '
@@ -229,12 +231,8 @@ _TEST_SPAWNED_HELPER = _TEST_SPAWNED.replace(
 
 
 def _compare_pair(tmp_path: Path, image: str, head_files: dict[str, str | bytes | None]) -> str:
-    from tests.git_helpers import checkout, commit, init_repo
-    from tests.integration.helpers import compare
-
     repo = init_repo(tmp_path / "repo")
     base = commit(repo, {"helper.py": _HELPER_BUGGY, "test_base.py": "def test_x():\n    pass\n"})
-    checkout(repo, base)
     head = commit(repo, head_files, "head")
     _code, result, _summary = compare(tmp_path, repo, base, head, image)
     return str(result.verdict)

@@ -10,7 +10,6 @@ from pathlib import Path
 
 from tests.integration.helpers import verify_pr
 from tests.sandbox_helpers import make_repo
-from verify_pr.runners.pytest.command import PYTEST_MAIN, PYTHON_IMAGE_CACHES
 from verify_pr.runners.pytest.runner import PytestRunner
 
 PYTHON_IMAGE = "verify-pr-python:local"
@@ -66,10 +65,9 @@ def test_chained():
 def test_passes():
     pass
 """
-COMMAND = (
-    f"{PYTHON_IMAGE_CACHES} -c '{PYTEST_MAIN}' -p no:cacheprovider --junitxml={{report}} "
-    "-o junit_family=xunit1"
-)
+# the runner's own command (a flat tree's), its report path the placeholder --command fills
+_REPORT = "/work/r0123456789abcdef.xml"
+COMMAND = PytestRunner().command(_REPORT).replace(_REPORT, "{report}")
 
 
 def _run(tmp_path: Path, name: str, extra: str) -> bytes:
